@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cache-line model: who holds a line, who waits for it, in which order
+ * requests are granted and what each transfer costs.  It keeps state and
+ * answers questions; it schedules nothing (the simulation does, see sim.c),
+ * so it does not know the engine.
+ *
+ * Assumptions (README, "The coherence model"):
+ * - A line has a home NUMA node (where its memory is), at most one owner
+ *   holding it exclusive (M/E), or a set of sharers (S).
+ * - Ownership is granted one request at a time.  A transfer occupies the
+ *   line from the grant until the data arrives; the next grant starts when
+ *   it has arrived.  So N CPUs storing to one line in a closed loop under
+ *   fifo with a uniform latency L saturate at 1/L grants per second.
+ * - fifo grants in arrival order.  local-first grants the pending request
+ *   nearest to the CPU that received the line last, oldest first among
+ *   equals, but after batch_limit grants in a row that bypassed the oldest
+ *   request it serves the oldest: real interconnects favour nearby
+ *   requesters, with some bound on unfairness.
+ * - A load granted together with every other load queued before the first
+ *   exclusive request: read misses are served concurrently.
+ * - Cost of a transfer = the latency of the distance class between the
+ *   source and the requester.  Source: the owner; for a load of a shared
+ *   line, the nearest sharer; for an exclusive request on a shared line,
+ *   the farthest sharer (all copies must be invalidated); memory when no
+ *   cache holds it.  With home_snoop (two-socket AMD), a transfer between
+ *   two L3 domains of a package that is not the line's home costs the
+ *   remote latency, because the request goes through the home directory.
+ * - Stores are posted (store buffer): the simulation lets the task run on
+ *   and makes it wait only at its next locked operation or fence.
+ */
+#ifndef MMSIM_COHERENCE_H
+#define MMSIM_COHERENCE_H
+
+#include <stdint.h>
+#include "profile.h"
+#include "topology.h"
+
+enum coh_op { COH_LOAD = 0, COH_STORE, COH_RMW, COH_PREFETCHW };
+
+static inline int coh_exclusive(int op)
+{
+	return op != COH_LOAD;
+}
+
+struct coh_req {
+	int32_t next; /* next request in the line's queue, -1 at the end */
+	int32_t task;
+	int32_t cpu;
+	int32_t op;
+	int64_t extra_ps; /* added to this request's transfer time (e.g. a spinner's pause) */
+};
+
+struct coh_line {
+	int32_t home;  /* NUMA node */
+	int32_t owner; /* CPU holding it exclusive, or -1 */
+	int32_t last;  /* CPU that received the last grant, or -1 */
+	int32_t nsharers;
+	uint64_t *sharers; /* bitset over CPUs (when owner < 0) */
+	int32_t qhead, qtail, qlen;
+	int32_t busy;   /* a transfer is in flight */
+	int32_t bypass; /* local-first: consecutive grants that skipped the oldest */
+	uint64_t grants, transfers, mem_fetches;
+	int64_t transfer_ps; /* sum of transfer times */
+};
+
+struct coh_model {
+	const struct topology *topo;
+	int nwords; /* 64-bit words per CPU bitset */
+	uint64_t *core_mask, *l3_mask, *pkg_mask; /* one bitset per core / L3 / package */
+	int *pkg_of_node; /* package holding each NUMA node */
+	uint8_t *dist;    /* ncpus x ncpus distance classes */
+	int64_t lat_ps[TOPO_NDIST];
+	int64_t mem_local_ps, mem_remote_ps;
+	int home_snoop;
+	enum arb_policy policy;
+	int batch_limit;
+};
+
+int coh_model_init(struct coh_model *m, const struct topology *topo, const struct hw_profile *hw);
+void coh_model_free(struct coh_model *m);
+
+/* @bits must have m->nwords zeroed words; the line starts in memory. */
+void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint64_t *bits);
+
+/* Can @cpu perform @op without a transfer? */
+int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
+
+/* Transfer time for @cpu's @op given the line's present state. */
+int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
+
+/* The line's new state once @op by @cpu is granted. */
+void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op);
+
+/* Distance class between two CPUs for a line homed at @home. */
+enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home);
+
+/* Queue @idx (an entry of @pool) on the line, in arrival order. */
+void coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx);
+
+/*
+ * Choose what to grant next by the model's policy and take it off the
+ * queue: one exclusive request, or a load with every load queued before
+ * the first exclusive request.  Writes up to @max request indices to @out
+ * and returns how many (0 if the queue is empty).
+ */
+int coh_pick(const struct coh_model *m, struct coh_line *l, struct coh_req *pool, int32_t *out, int max);
+
+#endif

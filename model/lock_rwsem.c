@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rw_semaphore (kernel/locking/rwsem.c), with the behaviour of each era:
+ *   3.x  - xadd on count, no owner field, no optimistic spinning; waiters
+ *          sleep in FIFO order (lib/rwsem.c).
+ *   5.11 - count + owner; reader fast path writes owner; writers spin
+ *          optimistically (osq) while the owner runs; readers spin too
+ *          (reader spinning existed 5.3-5.11); handoff after a 4 ms wait.
+ *   6.x  - as 5.11 without reader spinning.
+ * line[0] holds count, line[1] owner, osq and wait_lock (the kernel layout
+ * decides whether they are one line).  Simplifications, stated:
+ *   - wait_lock is modelled as one RMW to take it and one store to drop it,
+ *     without modelling its own contention;
+ *   - a wake-up grants the lock to the leading readers of the queue
+ *     (rwsem_mark_wake); a woken writer retries and may lose to a spinner;
+ *   - writers spin on the count line; each spin round also reads owner.
+ */
+#include "coherence.h"
+#include "lock.h"
+
+#include <string.h>
+
+#define RWSEM_WAIT_TIMEOUT_PS (4LL * 1000 * 1000 * 1000) /* DIV_ROUND_UP(HZ, 250) jiffies */
+#define MAX_READERS_WAKEUP 256
+
+enum { M_READ = 1, M_WRITE = 2 };
+
+static void nothing(struct sim *s, struct lock_inst *lk, int task, int arg)
+{
+}
+
+static void osq_go(struct sim *s, struct lock_inst *lk, int task, int next)
+{
+	lk_state_of(s, next)->osq_go = 1;
+}
+
+static int can_write(const struct lock_inst *lk, int me)
+{
+	return lk->holder < 0 && lk->nreaders == 0 && (!lk->handoff || lk_wq_first(lk, NULL) == me);
+}
+
+static void wq_remove(struct lock_inst *lk, int task)
+{
+	int n = lk->wq_len, tasks[n], modes[n];
+
+	for (int i = 0; i < n; i++)
+		tasks[i] = lk_wq_at(lk, i, &modes[i]);
+	lk->wq_len = 0;
+	for (int i = 0; i < n; i++)
+		if (tasks[i] != task)
+			lk_wq_push(lk, tasks[i], modes[i]);
+}
+
+/* rwsem_mark_wake(): called with wait_lock held. */
+static void mark_wake(struct sim *s, struct lock_inst *lk)
+{
+	int mode, first = lk_wq_first(lk, &mode);
+
+	if (first < 0)
+		return;
+	if (mode == M_WRITE) {
+		struct lk_task *w = lk_state_of(s, first);
+
+		if (!w->granted) {
+			w->granted = 1; /* woken: it retries the lock itself */
+			lk_count_stat(s, lk, LKS_WAKE);
+			lk_wake(s, first);
+		}
+		return;
+	}
+	if (lk->holder >= 0)
+		return;
+	for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++) {
+		int r = lk_wq_pop(lk);
+
+		lk->nreaders++;
+		lk->version++;
+		lk_state_of(s, r)->granted = 1;
+		lk_count_stat(s, lk, LKS_WAKE);
+		lk_wake(s, r);
+	}
+}
+
+/* Leave the osq; the next optimistic spinner becomes its head. */
+static int osq_leave(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+{
+	int next;
+
+	if (lk->osq_len && lk->osq[lk->osq_head] == lk_task_id(t)) {
+		lk->osq_head = (lk->osq_head + 1) % lk->wq_cap;
+		lk->osq_len--;
+	}
+	if (!lk->osq_len)
+		return 1;
+	next = lk->osq[lk->osq_head];
+	return lk_store(s, t, lk_node_line(s, next), osq_go, lk, next);
+}
+
+enum {
+	P_START = 0,
+	P_OWNER,        /* store owner, then done */
+	P_RD_SLOW,      /* rwsem_down_read_slowpath */
+	P_RD_SPIN,      /* 5.11 reader optimistic spin */
+	P_QUEUE,        /* take wait_lock and queue */
+	P_SET_WAITERS,  /* first waiter: RWSEM_FLAG_WAITERS on count */
+	P_DROP_WL,      /* drop wait_lock, then sleep */
+	P_SLEEP,
+	P_TAKEN_WL,     /* took the lock under wait_lock: drop it, then owner */
+	P_WR_SPIN_JOIN, /* rwsem_optimistic_spin */
+	P_WR_OSQ_WAIT,
+	P_WR_SPIN,
+	P_WR_SPIN_COUNT,
+	P_WR_STEAL,
+	P_WR_LEAVE_GOT,
+	P_WR_LEAVE_QUEUE,
+	P_WR_RETRY,     /* woken writer: take wait_lock and try */
+	P_WR_RETRY_DROP,
+	P_WR_RETRY_GOT,
+	P_TRY_LOAD,     /* down_read_trylock: read count */
+	P_TRY_CMPXCHG,
+	P_REL_OWNER,    /* up_write: clear owner */
+	P_REL_COUNT,
+	P_WAKE_WL,      /* rwsem_wake: wait_lock, mark_wake, drop */
+	P_WAKE_DROP,
+};
+
+static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+{
+	struct lk_task *st = lk_state(t);
+	const int me = lk_task_id(t), cnt = lk->line[0], own = lk->line[1];
+	const int rd = st->mode == SL_READ;
+
+	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && lk->era >= 5)
+		st->phase = P_TRY_LOAD;
+	for (;;) {
+		switch (st->phase) {
+		case P_START: /* reader: xadd READER_BIAS; writer: cmpxchg 0 -> WRITER_LOCKED */
+			if (!lk_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			if (rd && lk->holder < 0 && !lk->wq_len && !lk->handoff) {
+				lk->nreaders++;
+				lk->version++;
+				st->phase = P_OWNER;
+			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !lk->handoff) {
+				lk->holder = me;
+				lk->version++;
+				st->phase = P_OWNER;
+			} else {
+				st->first_try = 0;
+				st->phase = rd ? P_RD_SLOW : lk->era >= 5 ? P_WR_SPIN_JOIN : P_QUEUE;
+			}
+			break;
+		case P_OWNER: /* rwsem_set_owner / rwsem_set_reader_owned (no owner field in 3.x) */
+			if (lk->era >= 5 && !lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			return LK_DONE;
+		case P_RD_SLOW:
+			if (lk->era >= 5 && lk->holder < 0 && !lk->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
+				lk->nreaders++; /* reader lock stealing */
+				lk->version++;
+				st->phase = P_OWNER;
+			} else if (lk->era == 5 && lk->holder >= 0 && lk_task_on_cpu(s, lk->holder)) {
+				st->phase = P_RD_SPIN;
+			} else {
+				st->phase = P_QUEUE;
+			}
+			break;
+		case P_RD_SPIN:
+			if (!lk_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			if (lk->holder >= 0 && lk_task_on_cpu(s, lk->holder)) {
+				lk_count_stat(s, lk, LKS_SPIN);
+				lk_spin(s, t, cnt);
+				return LK_WAIT;
+			}
+			st->phase = lk->holder < 0 && !lk->handoff ? P_START : P_QUEUE;
+			break;
+		case P_QUEUE: /* raw_spin_lock_irq(&sem->wait_lock) */
+			if (!lk_access(s, t, own, COH_RMW))
+				return LK_WAIT;
+			if (!lk->wq_len && (rd ? lk->holder < 0 : can_write(lk, me))) {
+				if (rd)
+					lk->nreaders++;
+				else
+					lk->holder = me;
+				lk->version++;
+				st->phase = P_TAKEN_WL;
+				break;
+			}
+			st->granted = 0;
+			st->since = lk_now(s);
+			lk_wq_push(lk, me, rd ? M_READ : M_WRITE);
+			st->phase = lk->wq_len == 1 ? P_SET_WAITERS : P_DROP_WL;
+			break;
+		case P_SET_WAITERS:
+			if (!lk_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			lk->version++;
+			st->phase = P_DROP_WL;
+			break;
+		case P_DROP_WL:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = P_SLEEP;
+			break;
+		case P_SLEEP:
+			if (!st->granted) {
+				lk_count_stat(s, lk, LKS_SLEEP);
+				lk_sleep(s, t);
+				return LK_WAIT;
+			}
+			if (rd)
+				return LK_DONE; /* the waker counted us in */
+			st->granted = 0;
+			st->phase = P_WR_RETRY;
+			break;
+		case P_TAKEN_WL:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = P_OWNER;
+			break;
+		case P_WR_SPIN_JOIN:
+			if (!(lk->holder >= 0 ? lk_task_on_cpu(s, lk->holder) : 1) || lk->handoff) {
+				st->phase = P_QUEUE;
+				break;
+			}
+			st->spin_since = lk_now(s);
+			st->osq_go = 0;
+			lk->osq[(lk->osq_head + lk->osq_len) % lk->wq_cap] = me;
+			lk->osq_len++;
+			st->phase = lk->osq_len == 1 ? P_WR_SPIN : P_WR_OSQ_WAIT;
+			break;
+		case P_WR_OSQ_WAIT: /* osq_lock: spin on our own node */
+			if (!lk_access(s, t, lk_node_line(s, me), COH_LOAD))
+				return LK_WAIT;
+			if (!st->osq_go) {
+				lk_spin(s, t, lk_node_line(s, me));
+				return LK_WAIT;
+			}
+			st->spin_since = lk_now(s);
+			st->phase = P_WR_SPIN;
+			break;
+		case P_WR_SPIN: /* rwsem_spin_on_owner: read owner */
+			if (!lk_access(s, t, own, COH_LOAD))
+				return LK_WAIT;
+			st->phase = P_WR_SPIN_COUNT;
+			break;
+		case P_WR_SPIN_COUNT:
+			if (!lk_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			if (lk->holder < 0 && !lk->nreaders && !lk->handoff) {
+				st->phase = P_WR_STEAL;
+			} else if (lk->holder >= 0 && !lk->handoff && lk_task_on_cpu(s, lk->holder)) {
+				lk_count_stat(s, lk, LKS_SPIN);
+				st->phase = P_WR_SPIN;
+				lk_spin(s, t, cnt);
+				return LK_WAIT;
+			} else if (lk->holder < 0 && lk->nreaders && !lk->handoff) {
+				/* reader-owned: spin for (20 + min(readers, 30)) us / 2 at most */
+				int r = lk->nreaders < 30 ? lk->nreaders : 30;
+				sim_time_t limit = st->spin_since + (20 + r) * 1000000LL / 2;
+
+				if (lk_now(s) >= limit) {
+					st->phase = P_WR_LEAVE_QUEUE;
+					break;
+				}
+				lk_count_stat(s, lk, LKS_SPIN);
+				st->phase = P_WR_SPIN;
+				lk_spin_deadline(s, t, cnt, limit);
+				return LK_WAIT;
+			} else {
+				st->phase = P_WR_LEAVE_QUEUE; /* owner asleep, or a handoff is pending */
+			}
+			break;
+		case P_WR_STEAL: /* rwsem_try_write_lock_unqueued: cmpxchg */
+			if (!lk_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			if (lk->holder < 0 && !lk->nreaders && !lk->handoff) {
+				lk->holder = me;
+				lk->version++;
+				st->phase = P_WR_LEAVE_GOT;
+			} else {
+				st->phase = P_WR_SPIN;
+			}
+			break;
+		case P_WR_LEAVE_GOT:
+			if (!osq_leave(s, t, lk))
+				return LK_WAIT;
+			st->phase = P_OWNER;
+			break;
+		case P_WR_LEAVE_QUEUE:
+			if (!osq_leave(s, t, lk))
+				return LK_WAIT;
+			st->phase = P_QUEUE;
+			break;
+		case P_WR_RETRY: /* woken writer: rwsem_try_write_lock under wait_lock */
+			if (!lk_access(s, t, own, COH_RMW))
+				return LK_WAIT;
+			if (can_write(lk, me)) {
+				if (lk->handoff && lk_wq_first(lk, NULL) == me) {
+					lk->handoff = 0;
+					lk_count_stat(s, lk, LKS_HANDOFF);
+				}
+				wq_remove(lk, me);
+				lk->holder = me;
+				lk->version++;
+				st->phase = P_WR_RETRY_GOT;
+				break;
+			}
+			if (lk->era >= 5 && !lk->handoff && lk_wq_first(lk, NULL) == me &&
+			    lk_now(s) - st->since >= RWSEM_WAIT_TIMEOUT_PS)
+				lk->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
+			st->phase = P_WR_RETRY_DROP;
+			break;
+		case P_WR_RETRY_DROP:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = P_SLEEP;
+			break;
+		case P_WR_RETRY_GOT:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = P_OWNER;
+			break;
+		case P_TRY_LOAD: /* __down_read_trylock: read count, cmpxchg loop */
+			if (!lk_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			st->seen = lk->version;
+			if (lk->holder >= 0 || lk->wq_len || lk->handoff) {
+				st->first_try = 0;
+				st->phase = P_START; /* mmap_read_trylock failed: mmap_read_lock */
+				break;
+			}
+			st->phase = P_TRY_CMPXCHG;
+			break;
+		case P_TRY_CMPXCHG:
+			if (!lk_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			if (lk->version == st->seen) {
+				lk->nreaders++;
+				lk->version++;
+				st->phase = P_OWNER;
+				break;
+			}
+			/* the cmpxchg failed: it returned the new count, check it again */
+			st->first_try = 0;
+			st->seen = lk->version;
+			if (lk->holder >= 0 || lk->wq_len || lk->handoff)
+				st->phase = P_START;
+			break;
+		default:
+			return LK_DONE;
+		}
+	}
+}
+
+static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+{
+	struct lk_task *st = lk_state(t);
+	const int cnt = lk->line[0], own = lk->line[1];
+
+	if (st->phase == P_START)
+		st->phase = st->what == LK_DOWNGRADE || st->mode == SL_READ || lk->era < 5 ? P_REL_COUNT : P_REL_OWNER;
+	for (;;) {
+		switch (st->phase) {
+		case P_REL_OWNER: /* rwsem_clear_owner */
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = P_REL_COUNT;
+			break;
+		case P_REL_COUNT:
+			if (!lk_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			lk->version++;
+			if (st->what == LK_DOWNGRADE) { /* downgrade_write: writer -> one reader */
+				lk->holder = -1;
+				lk->nreaders++;
+			} else if (st->mode == SL_READ) {
+				lk->nreaders--;
+			} else {
+				lk->holder = -1;
+			}
+			if (lk->wq_len && (st->what == LK_DOWNGRADE || (lk->holder < 0 && !lk->nreaders)))
+				st->phase = P_WAKE_WL;
+			else
+				st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
+			break;
+		case P_WAKE_WL: /* rwsem_wake */
+			if (!lk_access(s, t, own, COH_RMW))
+				return LK_WAIT;
+			mark_wake(s, lk);
+			st->phase = P_WAKE_DROP;
+			break;
+		case P_WAKE_DROP:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
+			break;
+		case P_OWNER:
+			if (!lk_store(s, t, own, nothing, lk, 0))
+				return LK_WAIT;
+			return LK_DONE;
+		default:
+			return LK_DONE;
+		}
+	}
+}
+
+static int rwsem_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+{
+	struct lk_task *st = lk_state(t);
+
+	if (st->what == LK_RELEASE || st->what == LK_DOWNGRADE)
+		return release(s, t, lk);
+	return acquire(s, t, lk);
+}
+
+const struct lock_design lock_rwsem = {
+	.name = "rwsem",
+	.kind = "rwsem",
+	.doc = "rw_semaphore: reader fast path, trylock cmpxchg loop, optimistic spinning, sleeping waiters, "
+	       "handoff, downgrade (per kernel era)",
+	.caps = LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS,
+	.op = rwsem_op,
+};

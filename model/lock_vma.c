@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-VMA lock (6.4+, lock_vma_under_rcu / vma_start_read): a reader takes
+ * it with one atomic on the VMA's line (per-VMA rwsem trylock in 6.4-6.14,
+ * vm_refcnt increment from 6.15) and drops it with another; a writer
+ * (vma_start_write) marks the VMA and waits for the readers to drain.
+ * Simplification: a reader that finds the VMA write-locked waits here,
+ * where the kernel would fall back to mmap_lock.
+ */
+#include "coherence.h"
+#include "lock.h"
+
+static void vma_write_unlock(struct sim *s, struct lock_inst *lk, int task, int arg)
+{
+	lk->holder = -1;
+	lk->version++;
+}
+
+static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+{
+	struct lk_task *st = lk_state(t);
+	const int me = lk_task_id(t), line = lk->line[0];
+
+	if (st->what == LK_RELEASE && st->mode == SL_WRITE)
+		return lk_store(s, t, line, vma_write_unlock, lk, 0) ? LK_DONE : LK_WAIT;
+	if (st->what == LK_RELEASE || st->what == LK_DOWNGRADE) {
+		if (!lk_access(s, t, line, COH_RMW))
+			return LK_WAIT;
+		if (st->what == LK_DOWNGRADE) {
+			lk->holder = -1;
+			lk->nreaders++;
+		} else {
+			lk->nreaders--;
+		}
+		lk->version++;
+		return LK_DONE;
+	}
+	for (;;) {
+		switch (st->phase) {
+		case 0: /* refcount / trylock */
+			if (!lk_access(s, t, line, COH_RMW))
+				return LK_WAIT;
+			if (lk->holder < 0) {
+				if (st->mode == SL_READ) {
+					lk->nreaders++;
+					lk->version++;
+					return LK_DONE;
+				}
+				lk->holder = me;
+				lk->version++;
+				st->phase = 2;
+				break;
+			}
+			st->first_try = 0;
+			st->phase = 1;
+			break;
+		case 1: /* write-locked: wait for it to end */
+			if (!lk_access(s, t, line, COH_LOAD))
+				return LK_WAIT;
+			if (lk->holder >= 0) {
+				lk_count_stat(s, lk, LKS_SPIN);
+				lk_spin(s, t, line);
+				return LK_WAIT;
+			}
+			st->phase = 0;
+			break;
+		default: /* writer: wait for the readers to drain */
+			if (!lk_access(s, t, line, COH_LOAD))
+				return LK_WAIT;
+			if (lk->nreaders) {
+				st->first_try = 0;
+				lk_count_stat(s, lk, LKS_SPIN);
+				lk_spin(s, t, line);
+				return LK_WAIT;
+			}
+			return LK_DONE;
+		}
+	}
+}
+
+const struct lock_design lock_vma = {
+	.name = "vma_lock",
+	.kind = "vma_lock",
+	.doc = "per-VMA lock (6.4+): one atomic per reader, writers wait for readers to drain",
+	.caps = LK_CAP_SHARED,
+	.op = vma_op,
+};

@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: MIT */
+#include "scenario.h"
+#include "builtin.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const scope_names[SC_NSCOPES] = { "global", "node", "cpu",  "memcg",  "file",
+						     "mm",     "task", "vma", "ptpage", "page" };
+static const char *const act_names[SA_NACTS] = { "compute", "load",   "store",     "atomic",   "cmpxchg",
+						 "prefetchw", "fence", "lock",     "trylock",  "unlock",
+						 "downgrade", "repeat", "every",   "only",     "end" };
+
+const char *sc_scope_name(enum sc_scope s)
+{
+	return (unsigned)s < SC_NSCOPES ? scope_names[s] : "?";
+}
+
+const char *sc_act_name(enum sc_act a)
+{
+	return (unsigned)a < SA_NACTS ? act_names[a] : "?";
+}
+
+#define MAX_TOK 24
+
+struct tok {
+	char text[256];
+	int col;
+	int quoted;
+};
+
+struct parser {
+	struct scenario *sc;
+	const char *origin;
+	struct mm_error *err;
+	int line;
+	int ntok;
+	struct tok tok[MAX_TOK];
+	int cap_obj, cap_step, cap_fn;
+	int in_body;
+	int stack[64];
+	int depth;
+};
+
+static int perr(struct parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int perr(struct parser *p, int col, const char *fmt, ...)
+{
+	char msg[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return mm_fail(p->err, MM_EPARSE, "%s:%d:%d: %s", p->origin, p->line, col, msg);
+}
+
+/* Split one line into tokens; "quoted strings" are one token; '#' starts a comment. */
+static int tokenize(struct parser *p, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	p->ntok = 0;
+	while (i < len) {
+		struct tok *t;
+		size_t k = 0;
+
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i >= len || s[i] == '#')
+			break;
+		if (p->ntok == MAX_TOK)
+			return perr(p, (int)i + 1, "too many words on one line (at most %d)", MAX_TOK);
+		t = &p->tok[p->ntok++];
+		t->col = (int)i + 1;
+		t->quoted = s[i] == '"';
+		if (t->quoted) {
+			i++;
+			while (i < len && s[i] != '"') {
+				if (k + 1 < sizeof(t->text))
+					t->text[k++] = s[i];
+				i++;
+			}
+			if (i >= len)
+				return perr(p, t->col, "unterminated string (expected a closing '\"')");
+			i++;
+		} else {
+			while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '#') {
+				if (k + 1 < sizeof(t->text))
+					t->text[k++] = s[i];
+				i++;
+			}
+		}
+		t->text[k] = 0;
+	}
+	return 0;
+}
+
+static int is_ident(const char *s)
+{
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static int want_ident(struct parser *p, int i, const char *what, char *dst)
+{
+	if (i >= p->ntok)
+		return perr(p, i ? p->tok[i - 1].col + (int)strlen(p->tok[i - 1].text) + 1 : 1,
+			    "expected %s at the end of the line", what);
+	if (p->tok[i].quoted || !is_ident(p->tok[i].text) || strlen(p->tok[i].text) >= SC_NAME)
+		return perr(p, p->tok[i].col, "expected %s (a name: letters, digits, '_', '.', '-'), found '%s'", what,
+			    p->tok[i].text);
+	strcpy(dst, p->tok[i].text);
+	return 0;
+}
+
+static int want_end_of_line(struct parser *p, int i)
+{
+	if (i < p->ntok)
+		return perr(p, p->tok[i].col, "unexpected '%s' (expected the end of the line)", p->tok[i].text);
+	return 0;
+}
+
+static int parse_count(struct parser *p, int i, long lo, long hi, long *v)
+{
+	char *end;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected a number at the end of the line");
+	errno = 0;
+	*v = strtol(p->tok[i].text, &end, 10);
+	if (*end || end == p->tok[i].text || errno)
+		return perr(p, p->tok[i].col, "expected a whole number, found '%s'", p->tok[i].text);
+	if (*v < lo || *v > hi)
+		return perr(p, p->tok[i].col, "%ld is out of range (expected %ld to %ld)", *v, lo, hi);
+	return 0;
+}
+
+static int find_obj(const struct scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nobj; i++)
+		if (!strcmp(sc->obj[i].name, name))
+			return i;
+	return -1;
+}
+
+int scenario_variant(const struct scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nvar; i++)
+		if (!strcmp(sc->var[i].name, name))
+			return i;
+	return -1;
+}
+
+static int grow(void **arr, int *cap, int n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	int ncap = *cap ? *cap * 2 : 32;
+	void *na = realloc(*arr, (size_t)ncap * elem);
+
+	if (!na)
+		return MM_ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+/* field NAME scope SCOPE [count N]  |  lock NAME TYPE scope SCOPE [count N] */
+static int parse_decl(struct parser *p, int is_lock)
+{
+	struct scenario *sc = p->sc;
+	struct sc_object o = { 0 };
+	int i = 1, rc;
+	long n;
+
+	if ((rc = want_ident(p, i++, is_lock ? "a lock name" : "a field name", o.name)))
+		return rc;
+	if (find_obj(sc, o.name) >= 0)
+		return perr(p, p->tok[1].col, "'%s' is declared twice", o.name);
+	o.is_lock = is_lock;
+	if (is_lock) {
+		if (i >= p->ntok || (strcmp(p->tok[i].text, "spinlock") && strcmp(p->tok[i].text, "rwsem") &&
+				     strcmp(p->tok[i].text, "vma_lock")))
+			return perr(p, i < p->ntok ? p->tok[i].col : 1,
+				    "expected a lock type: spinlock, rwsem or vma_lock%s%s%s",
+				    i < p->ntok ? ", found '" : "", i < p->ntok ? p->tok[i].text : "",
+				    i < p->ntok ? "'" : "");
+		strcpy(o.locktype, p->tok[i++].text);
+	}
+	if (i >= p->ntok || strcmp(p->tok[i].text, "scope"))
+		return perr(p, i < p->ntok ? p->tok[i].col : 1, "expected 'scope' after the %s name",
+			    is_lock ? "lock type" : "field");
+	i++;
+	if (i >= p->ntok)
+		return perr(p, 1, "expected a scope (global, node, cpu, memcg, file, mm, task, vma, ptpage, page)");
+	for (o.scope = 0; o.scope < SC_NSCOPES && strcmp(scope_names[o.scope], p->tok[i].text); o.scope++)
+		;
+	if (o.scope == SC_NSCOPES)
+		return perr(p, p->tok[i].col,
+			    "unknown scope '%s' (expected global, node, cpu, memcg, file, mm, task, vma, ptpage or page)",
+			    p->tok[i].text);
+	i++;
+	o.count = 1;
+	if (i < p->ntok && !strcmp(p->tok[i].text, "count")) {
+		if ((rc = parse_count(p, i + 1, 1, 1 << 20, &n)))
+			return rc;
+		o.count = (int)n;
+		i += 2;
+	}
+	if ((rc = want_end_of_line(p, i)))
+		return rc;
+	o.line_no = p->line;
+	if (grow((void **)&sc->obj, &p->cap_obj, sc->nobj, sizeof(o)))
+		return MM_ENOMEM;
+	sc->obj[sc->nobj++] = o;
+	return 0;
+}
+
+/* variant NAME kernel VERSION "what it models" */
+static int parse_variant(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	struct sc_variant *v;
+	int rc;
+
+	if (sc->nvar == SC_MAX_VARIANTS)
+		return perr(p, 1, "too many variants (at most %d)", SC_MAX_VARIANTS);
+	v = &sc->var[sc->nvar];
+	memset(v, 0, sizeof(*v));
+	if ((rc = want_ident(p, 1, "a variant name", v->name)))
+		return rc;
+	if (scenario_variant(sc, v->name) >= 0)
+		return perr(p, p->tok[1].col, "variant '%s' is declared twice", v->name);
+	if (p->ntok < 3 || strcmp(p->tok[2].text, "kernel"))
+		return perr(p, p->ntok < 3 ? 1 : p->tok[2].col,
+			    "expected 'kernel VERSION' after the variant name (e.g. kernel 5.11)");
+	if (p->ntok < 4 || p->tok[3].quoted)
+		return perr(p, 1, "expected a kernel version after 'kernel' (e.g. 5.11)");
+	snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[3].text);
+	if (p->ntok < 5 || !p->tok[4].quoted)
+		return perr(p, p->ntok < 5 ? 1 : p->tok[4].col,
+			    "expected a quoted description of what the variant models");
+	snprintf(v->doc, sizeof(v->doc), "%s", p->tok[4].text);
+	if ((rc = want_end_of_line(p, 5)))
+		return rc;
+	v->line_no = p->line;
+	sc->nvar++;
+	return 0;
+}
+
+static int variant_mask(struct parser *p, int i, uint32_t *mask)
+{
+	char buf[256], *save, *name;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected variant names (V1,V2,...) at the end of the line");
+	snprintf(buf, sizeof(buf), "%s", p->tok[i].text);
+	*mask = 0;
+	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		int v = scenario_variant(p->sc, name);
+
+		if (v < 0)
+			return perr(p, p->tok[i].col, "unknown variant '%s' (declare it with 'variant' first)", name);
+		*mask |= 1u << v;
+	}
+	return 0;
+}
+
+static int fn_index(struct parser *p, const char *name)
+{
+	struct scenario *sc = p->sc;
+
+	for (int i = 0; i < sc->nfn; i++)
+		if (!strcmp(sc->fn[i], name))
+			return i;
+	if (grow((void **)&sc->fn, &p->cap_fn, sc->nfn, sizeof(*sc->fn)))
+		return MM_ENOMEM;
+	snprintf(sc->fn[sc->nfn], SC_NAME, "%s", name);
+	return sc->nfn++;
+}
+
+/* NAME, NAME[i] or NAME[i/K] */
+static int parse_objref(struct parser *p, int i, struct sc_step *st, int want_lock)
+{
+	char name[SC_NAME];
+	const char *t, *br;
+	int o;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected %s after '%s'", want_lock ? "a lock" : "a field", act_names[st->act]);
+	t = p->tok[i].text;
+	br = strchr(t, '[');
+	snprintf(name, sizeof(name), "%.*s", (int)(br ? br - t : (long)strlen(t)), t);
+	o = find_obj(p->sc, name);
+	if (o < 0)
+		return perr(p, p->tok[i].col, "unknown %s '%s' (declare it with '%s' first)",
+			    want_lock ? "lock" : "field", name, want_lock ? "lock" : "field");
+	if (p->sc->obj[o].is_lock != want_lock)
+		return perr(p, p->tok[i].col, "'%s' is a %s; '%s' needs a %s", name,
+			    p->sc->obj[o].is_lock ? "lock" : "field", act_names[st->act],
+			    want_lock ? "lock" : "field");
+	st->obj = o;
+	st->idx_div = 0;
+	if (br) {
+		long div = 1;
+		char *end;
+
+		if (!strcmp(br, "[i]")) {
+			div = 1;
+		} else if (!strncmp(br, "[i/", 3)) {
+			errno = 0;
+			div = strtol(br + 3, &end, 10);
+			if (errno || div < 1 || strcmp(end, "]"))
+				return perr(p, p->tok[i].col + (int)(br - t),
+					    "expected an index '[i]' or '[i/K]' with K a whole number >= 1");
+		} else {
+			return perr(p, p->tok[i].col + (int)(br - t),
+				    "expected an index '[i]' or '[i/K]' (i is the innermost repeat's counter)");
+		}
+		st->idx_div = (int)div;
+	}
+	return 0;
+}
+
+/* a cost: NAME, or a literal like 120ns / 300cycles */
+static int parse_cost(struct parser *p, int i, struct sc_step *st)
+{
+	const char *t;
+	char *end;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected a cost after 'compute': a name from the kernel profile's [costs], or "
+				  "a literal like 120ns or 300cycles");
+	t = p->tok[i].text;
+	if (isdigit((unsigned char)t[0]) || t[0] == '.') {
+		errno = 0;
+		st->literal = strtod(t, &end);
+		if (!strcmp(end, "ns"))
+			st->literal_unit = 1;
+		else if (!strcmp(end, "cycles"))
+			st->literal_unit = 2;
+		else
+			return perr(p, p->tok[i].col, "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns)");
+		if (errno || !isfinite(st->literal) || st->literal < 0 || st->literal > 1e12)
+			return perr(p, p->tok[i].col, "impossible cost '%s' (expected 0 to 1e12)", t);
+		return 0;
+	}
+	if (!is_ident(t) || strlen(t) >= SC_NAME)
+		return perr(p, p->tok[i].col, "expected a cost name or a literal like 120ns, found '%s'", t);
+	strcpy(st->name, t);
+	return 0;
+}
+
+static int push_step(struct parser *p, struct sc_step *st)
+{
+	struct scenario *sc = p->sc;
+
+	if (grow((void **)&sc->step, &p->cap_step, sc->nsteps, sizeof(*st)))
+		return MM_ENOMEM;
+	sc->step[sc->nsteps++] = *st;
+	return 0;
+}
+
+static int parse_body_line(struct parser *p)
+{
+	struct sc_step st = { 0 };
+	const char *w = p->tok[0].text;
+	int i, rc;
+	long n;
+
+	st.line_no = p->line;
+	st.col = p->tok[0].col;
+	st.fn = -1;
+	st.obj = -1;
+	st.variants = ~0u;
+	if (!strcmp(w, "end")) {
+		if ((rc = want_end_of_line(p, 1)))
+			return rc;
+		if (!p->depth)
+			return perr(p, st.col, "'end' without an open 'repeat', 'every' or 'only'");
+		st.act = SA_END;
+		st.match = p->stack[--p->depth];
+		p->sc->step[st.match].match = p->sc->nsteps;
+		return push_step(p, &st);
+	}
+	if (!strcmp(w, "repeat") || !strcmp(w, "every") || !strcmp(w, "only")) {
+		st.act = !strcmp(w, "repeat") ? SA_REPEAT : !strcmp(w, "every") ? SA_EVERY : SA_ONLY;
+		if (st.act == SA_ONLY) {
+			if ((rc = variant_mask(p, 1, &st.variants)))
+				return rc;
+		} else if (p->ntok > 1 && isdigit((unsigned char)p->tok[1].text[0])) {
+			if ((rc = parse_count(p, 1, st.act == SA_REPEAT ? 0 : 1, 1L << 40, &n)))
+				return rc;
+			st.literal = (double)n;
+		} else if ((rc = want_ident(p, 1, "a count (a number or a batch name from the kernel profile)",
+					    st.name))) {
+			return rc;
+		}
+		if ((rc = want_end_of_line(p, 2)))
+			return rc;
+		if (p->depth == (int)(sizeof(p->stack) / sizeof(p->stack[0])))
+			return perr(p, st.col, "blocks nested too deeply");
+		p->stack[p->depth++] = p->sc->nsteps;
+		return push_step(p, &st);
+	}
+
+	/* FUNCTION ACTION ARGS [when V1,V2] */
+	if (!is_ident(w) || strlen(w) >= SC_NAME)
+		return perr(p, st.col, "expected a kernel function name, 'repeat', 'every', 'only' or 'end', found '%s'",
+			    w);
+	if (p->ntok < 2)
+		return perr(p, st.col + (int)strlen(w) + 1,
+			    "expected an action after the function name (compute, load, store, atomic, cmpxchg, "
+			    "prefetchw, fence, lock, trylock, unlock, downgrade)");
+	for (st.act = 0; st.act < SA_REPEAT && strcmp(act_names[st.act], p->tok[1].text); st.act++)
+		;
+	if (st.act == SA_REPEAT)
+		return perr(p, p->tok[1].col,
+			    "unknown action '%s' (expected compute, load, store, atomic, cmpxchg, prefetchw, fence, "
+			    "lock, trylock, unlock or downgrade)",
+			    p->tok[1].text);
+	if ((rc = fn_index(p, w)) < 0)
+		return rc;
+	st.fn = rc;
+	i = 2;
+	switch (st.act) {
+	case SA_COMPUTE:
+		if ((rc = parse_cost(p, i++, &st)))
+			return rc;
+		break;
+	case SA_FENCE:
+		break;
+	case SA_LOAD:
+	case SA_STORE:
+	case SA_ATOMIC:
+	case SA_CMPXCHG:
+	case SA_PREFETCHW:
+		if ((rc = parse_objref(p, i++, &st, 0)))
+			return rc;
+		break;
+	default: /* lock actions */
+		if ((rc = parse_objref(p, i++, &st, 1)))
+			return rc;
+		st.mode = SL_EXCL;
+		if (i < p->ntok && (!strcmp(p->tok[i].text, "read") || !strcmp(p->tok[i].text, "write"))) {
+			st.mode = !strcmp(p->tok[i].text, "read") ? SL_READ : SL_WRITE;
+			i++;
+		}
+		if (strcmp(p->sc->obj[st.obj].locktype, "spinlock") && st.mode == SL_EXCL && st.act != SA_DOWNGRADE)
+			return perr(p, p->tok[i - 1].col + (int)strlen(p->tok[i - 1].text) + 1,
+				    "a %s needs 'read' or 'write' after its name", p->sc->obj[st.obj].locktype);
+		if (!strcmp(p->sc->obj[st.obj].locktype, "spinlock") && st.mode != SL_EXCL)
+			return perr(p, p->tok[i - 1].col, "a spinlock has no read or write mode");
+		if (st.act == SA_DOWNGRADE && strcmp(p->sc->obj[st.obj].locktype, "rwsem"))
+			return perr(p, p->tok[2].col, "only an rwsem can be downgraded");
+		break;
+	}
+	if (i < p->ntok && !strcmp(p->tok[i].text, "when")) {
+		if ((rc = variant_mask(p, i + 1, &st.variants)))
+			return rc;
+		i += 2;
+	}
+	if ((rc = want_end_of_line(p, i)))
+		return rc;
+	return push_step(p, &st);
+}
+
+static int parse_line(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	const char *w = p->tok[0].text;
+	int rc;
+
+	if (p->in_body)
+		return parse_body_line(p);
+	if (!strcmp(w, "scenario")) {
+		if (sc->name[0])
+			return perr(p, p->tok[0].col, "a file holds one scenario ('scenario' appears twice)");
+		if ((rc = want_ident(p, 1, "the scenario name", sc->name)))
+			return rc;
+		return want_end_of_line(p, 2);
+	}
+	if (!sc->name[0])
+		return perr(p, p->tok[0].col, "expected 'scenario NAME' first, found '%s'", w);
+	if (!strcmp(w, "title") || !strcmp(w, "op")) {
+		if (p->ntok < 2 || !p->tok[1].quoted)
+			return perr(p, p->ntok < 2 ? p->tok[0].col : p->tok[1].col, "expected a quoted text after '%s'",
+				    w);
+		snprintf(!strcmp(w, "title") ? sc->title : sc->opdoc, 256, "%s", p->tok[1].text);
+		return want_end_of_line(p, 2);
+	}
+	if (!strcmp(w, "mode")) {
+		if (p->ntok < 2 || (strcmp(p->tok[1].text, "threads") && strcmp(p->tok[1].text, "processes")))
+			return perr(p, p->ntok < 2 ? p->tok[0].col : p->tok[1].col,
+				    "expected 'threads' or 'processes' after 'mode'");
+		sc->mode = !strcmp(p->tok[1].text, "threads") ? SC_THREADS : SC_PROCESSES;
+		return want_end_of_line(p, 2);
+	}
+	if (!strcmp(w, "field") || !strcmp(w, "lock"))
+		return parse_decl(p, !strcmp(w, "lock"));
+	if (!strcmp(w, "variant"))
+		return parse_variant(p);
+	if (!strcmp(w, "begin")) {
+		if (!sc->nvar)
+			return perr(p, p->tok[0].col, "declare at least one 'variant' before 'begin'");
+		p->in_body = 1;
+		return want_end_of_line(p, 1);
+	}
+	return perr(p, p->tok[0].col,
+		    "unknown keyword '%s' (expected scenario, title, op, mode, field, lock, variant or begin)", w);
+}
+
+int scenario_parse(struct scenario *sc, const char *origin, const char *text, struct mm_error *err)
+{
+	struct parser p = { .sc = sc, .origin = origin, .err = err };
+	const char *s = text;
+	int rc = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->path, sizeof(sc->path), "%s", origin);
+	while (*s) {
+		const char *eol = strchr(s, '\n');
+		size_t len = eol ? (size_t)(eol - s) : strlen(s);
+
+		p.line++;
+		if ((rc = tokenize(&p, s, len)))
+			goto fail;
+		if (p.ntok && (rc = parse_line(&p)))
+			goto fail;
+		s += len + (eol ? 1 : 0);
+	}
+	p.line++;
+	if (!sc->name[0]) {
+		rc = mm_fail(err, MM_EPARSE, "%s:1:1: empty scenario (expected 'scenario NAME')", origin);
+		goto fail;
+	}
+	if (!p.in_body) {
+		rc = perr(&p, 1, "expected 'begin' and the steps of one operation before the end of the file");
+		goto fail;
+	}
+	if (p.depth) {
+		const struct sc_step *open = &sc->step[p.stack[p.depth - 1]];
+
+		rc = mm_fail(err, MM_EPARSE, "%s:%d:%d: '%s' is never closed (expected 'end' before the end of the file)",
+			     origin, open->line_no, open->col, act_names[open->act]);
+		goto fail;
+	}
+	if (!sc->nsteps) {
+		rc = perr(&p, 1, "the operation has no steps");
+		goto fail;
+	}
+	return 0;
+fail:
+	scenario_free(sc);
+	return rc ? rc : MM_EPARSE;
+}
+
+int mm_read_text_file(const char *path, char **out, struct mm_error *err);
+
+int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, struct mm_error *err)
+{
+	const struct builtin_file *b = builtin_find("scenarios", name_or_path);
+	char origin[600], *text;
+	int rc;
+
+	*variant = -1;
+	if (!b && !strchr(name_or_path, '/') && !strchr(name_or_path, '.')) {
+		/* a variant name of some builtin scenario? */
+		for (int i = 0; i < mmsim_builtin_nfiles; i++) {
+			struct scenario tmp;
+			int v;
+
+			if (strcmp(mmsim_builtin_files[i].kind, "scenarios"))
+				continue;
+			snprintf(origin, sizeof(origin), "builtin:scenarios/%s.scn", mmsim_builtin_files[i].name);
+			if (scenario_parse(&tmp, origin, mmsim_builtin_files[i].text, err))
+				return err ? err->code : MM_EPARSE;
+			v = scenario_variant(&tmp, name_or_path);
+			if (v >= 0) {
+				*sc = tmp;
+				sc->builtin = 1;
+				*variant = v;
+				return 0;
+			}
+			scenario_free(&tmp);
+		}
+		return mm_fail(err, MM_ENOENT,
+			       "unknown scenario '%s' (not a builtin scenario or variant; 'mmsim list' shows them; "
+			       "or give a file path)",
+			       name_or_path);
+	}
+	if (b) {
+		snprintf(origin, sizeof(origin), "builtin:scenarios/%s.scn", b->name);
+		rc = scenario_parse(sc, origin, b->text, err);
+		sc->builtin = rc == 0;
+		return rc;
+	}
+	if ((rc = mm_read_text_file(name_or_path, &text, err)))
+		return rc;
+	rc = scenario_parse(sc, name_or_path, text, err);
+	free(text);
+	return rc;
+}
+
+void scenario_free(struct scenario *sc)
+{
+	free(sc->obj);
+	free(sc->step);
+	free(sc->fn);
+	memset(sc, 0, sizeof(*sc));
+}
+
+/* ---- compile ------------------------------------------------------------ */
+
+/* Visits of each step per operation, with repeat and every multipliers. */
+static void count_visits(const struct program *pr, int from, int to, double mult, double *out)
+{
+	for (int i = from; i < to; i++) {
+		const struct prog_insn *in = &pr->insn[i];
+
+		out[i] += mult;
+		if (in->act == SA_REPEAT || in->act == SA_EVERY) {
+			double inner = in->act == SA_REPEAT ? mult * (double)in->count : mult / (double)in->count;
+
+			count_visits(pr, i + 1, in->match, inner, out);
+			out[in->match] += inner;
+			i = in->match;
+		}
+	}
+}
+
+int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
+		     struct mm_error *err)
+{
+	int stack[64], depth = 0;
+	uint32_t bit = 1u << variant;
+
+	memset(out, 0, sizeof(*out));
+	out->sc = sc;
+	out->variant = variant;
+	out->insn = calloc(sc->nsteps + 1, sizeof(*out->insn));
+	if (!out->insn)
+		return MM_ENOMEM;
+	for (int s = 0; s < sc->nsteps; s++) {
+		const struct sc_step *st = &sc->step[s];
+		struct prog_insn *in;
+
+		if (!(st->variants & bit)) {
+			/* a whole 'only' block or a 'when' step of another variant */
+			if (st->act == SA_ONLY || st->act == SA_REPEAT || st->act == SA_EVERY)
+				s = st->match;
+			continue;
+		}
+		if (st->act == SA_ONLY) {
+			stack[depth++] = -1; /* its END disappears too */
+			continue;
+		}
+		if (st->act == SA_END) {
+			int open = stack[--depth];
+
+			if (open < 0)
+				continue;
+			in = &out->insn[out->n];
+			memset(in, 0, sizeof(*in));
+			in->act = SA_END;
+			in->match = open;
+			in->src_line = st->line_no;
+			out->insn[open].match = out->n++;
+			continue;
+		}
+		in = &out->insn[out->n];
+		memset(in, 0, sizeof(*in));
+		in->act = st->act;
+		in->fn = st->fn;
+		in->obj = st->obj;
+		in->idx_div = st->idx_div;
+		in->mode = st->mode;
+		in->src_line = st->line_no;
+		if (st->act == SA_COMPUTE) {
+			if (st->name[0]) {
+				if (kernel_cost_cycles(k, st->name, &in->cycles))
+					return program_free(out),
+					       mm_fail(err, MM_ENOENT,
+						       "%s:%d:%d: unknown cost '%s': kernel profile %s has no [costs] %s",
+						       sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+			} else if (st->literal_unit == 1) {
+				in->ns = st->literal;
+			} else {
+				in->cycles = st->literal;
+			}
+		}
+		if (st->act == SA_REPEAT || st->act == SA_EVERY) {
+			if (st->name[0]) {
+				if (kernel_batch(k, st->name, &in->count))
+					return program_free(out),
+					       mm_fail(err, MM_ENOENT,
+						       "%s:%d:%d: unknown count '%s': kernel profile %s has no [batch] %s",
+						       sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+			} else {
+				in->count = (int64_t)st->literal;
+			}
+			stack[depth++] = out->n;
+		}
+		out->n++;
+	}
+	out->visits = calloc(out->n + 1, sizeof(double));
+	if (!out->visits) {
+		program_free(out);
+		return MM_ENOMEM;
+	}
+	count_visits(out, 0, out->n, 1.0, out->visits);
+	for (int i = 0; i < out->n; i++)
+		out->units_per_op += out->visits[i];
+	if (out->n == 0 || out->units_per_op <= 0) {
+		program_free(out);
+		return mm_fail(err, MM_EPARSE, "%s: variant '%s' has no steps", sc->path, sc->var[variant].name);
+	}
+	return 0;
+}
+
+void program_free(struct program *p)
+{
+	free(p->insn);
+	free(p->visits);
+	memset(p, 0, sizeof(*p));
+}

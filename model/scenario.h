@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios: one operation of a benchmark, written as ordered steps in a
+ * small language (README, "Scenario language").  A file declares the
+ * objects the steps touch (fields on cache lines, locks) with their scope,
+ * the variants (lock designs, patches) with the kernel version each one
+ * models, and the steps of one operation.  Each step names the kernel
+ * function it stands for, so reports read like perf.
+ *
+ * scenario_parse() checks the syntax and the names; scenario_compile()
+ * picks one variant and resolves named costs and batch sizes against a
+ * kernel profile, giving the flat program the simulation runs.
+ */
+#ifndef MMSIM_SCENARIO_H
+#define MMSIM_SCENARIO_H
+
+#include <stdint.h>
+#include "mm_error.h"
+#include "profile.h"
+
+#define SC_NAME 64
+#define SC_MAX_VARIANTS 32
+
+enum sc_scope {
+	SC_GLOBAL = 0, /* one for the machine */
+	SC_NODE,       /* one per NUMA node (the task's node) */
+	SC_CPU,        /* one per CPU */
+	SC_MEMCG,      /* one per memory cgroup (all tasks share one) */
+	SC_FILE,       /* one per file: each task has its own, as will-it-scale */
+	SC_MM,         /* one per mm: shared by all tasks in thread mode */
+	SC_TASK,       /* one per task */
+	SC_VMA,        /* one per VMA: each task maps its own */
+	SC_PTPAGE,     /* one per page-table page of the task's mapping */
+	SC_PAGE,       /* one per page of the task's mapping */
+	SC_NSCOPES
+};
+
+enum sc_mode { SC_THREADS = 0, SC_PROCESSES };
+
+enum sc_act {
+	SA_COMPUTE = 0, SA_LOAD, SA_STORE, SA_ATOMIC, SA_CMPXCHG, SA_PREFETCHW, SA_FENCE,
+	SA_LOCK, SA_TRYLOCK, SA_UNLOCK, SA_DOWNGRADE,
+	SA_REPEAT, SA_EVERY, SA_ONLY, SA_END, SA_NACTS
+};
+
+enum sc_lockmode { SL_EXCL = 0, SL_READ, SL_WRITE };
+
+struct sc_object {
+	char name[SC_NAME];
+	int is_lock;
+	char locktype[16]; /* spinlock, rwsem, vma_lock */
+	enum sc_scope scope;
+	int count;         /* instances per scope instance (indexed objects) */
+	int line_no;
+};
+
+struct sc_variant {
+	char name[SC_NAME];
+	char kernel[32]; /* version, e.g. "5.11": kernel profile linux-5.11 */
+	char doc[256];
+	int line_no;
+};
+
+struct sc_step {
+	enum sc_act act;
+	int line_no, col;
+	int fn;           /* index into scenario.fn[] (-1 for control lines) */
+	int obj;          /* object index, or -1 */
+	int idx_div;      /* 0: not indexed; else index = i / idx_div (1 for [i]) */
+	enum sc_lockmode mode;
+	char name[SC_NAME]; /* named cost or count, "" if literal */
+	double literal;     /* literal cost in ns or cycles, or count */
+	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
+	uint32_t variants;  /* bit v set: the step belongs to variant v */
+	int match;          /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
+};
+
+struct scenario {
+	char path[512];
+	char name[SC_NAME];
+	char title[256];
+	char opdoc[256];
+	enum sc_mode mode;
+	int builtin;
+	int nobj, nvar, nsteps, nfn;
+	struct sc_object *obj;
+	struct sc_variant var[SC_MAX_VARIANTS];
+	struct sc_step *step;
+	char (*fn)[SC_NAME];
+};
+
+int scenario_parse(struct scenario *sc, const char *origin, const char *text, struct mm_error *err);
+/* By builtin scenario name, by variant name of a builtin, or by file path.
+ * *variant is set to the variant index asked for by name, or -1. */
+int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, struct mm_error *err);
+void scenario_free(struct scenario *sc);
+int scenario_variant(const struct scenario *sc, const char *name);
+const char *sc_scope_name(enum sc_scope s);
+const char *sc_act_name(enum sc_act a);
+
+/* ---- compiled program --------------------------------------------------- */
+
+struct prog_insn {
+	enum sc_act act;
+	int fn;
+	int obj;
+	int idx_div;
+	enum sc_lockmode mode;
+	double cycles;   /* COMPUTE: cost in cycles (0 if ns) */
+	double ns;       /* COMPUTE: cost in ns (literal) */
+	int64_t count;   /* REPEAT / EVERY */
+	int match;       /* index of the matching END / opener */
+	int src_line;
+};
+
+struct program {
+	const struct scenario *sc;
+	int variant;
+	int n;
+	struct prog_insn *insn;
+	double units_per_op; /* step visits per operation (for fractional progress) */
+	double *visits;      /* visits of each step per operation */
+};
+
+int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
+		     struct mm_error *err);
+void program_free(struct program *p);
+
+#endif

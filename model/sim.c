@@ -1,0 +1,1208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulation: tasks interpreting a scenario program on a machine of
+ * cache lines.  A task runs through private steps, adding up their time,
+ * until it needs a shared line; only then is an event scheduled, at the
+ * time the access really happens.  So a run of private steps between two
+ * shared accesses costs one event.
+ */
+#include "sim.h"
+#include "coherence.h"
+#include "lock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_RESUME = 1, EV_GRANT, EV_LINE_FREE, EV_WAKE, EV_SPIN_TIMEOUT };
+enum tstate { T_RUN = 0, T_WAIT_LINE, T_WAIT_STORE, T_SPIN, T_SLEEP, T_DONE };
+
+struct sim_line {
+	struct coh_line c;
+	int private_task; /* >= 0: no other task ever touches it */
+	int spin_head;    /* first task spinning on it, -1 */
+	int stat;         /* line-name statistics slot */
+};
+
+#define LOOP_DEPTH 16
+
+struct sim_task {
+	int id, cpu, state;
+	int pc;
+	sim_time_t delay; /* private time spent but not yet simulated */
+	double ps_per_cycle;
+	int access_done;  /* the blocking access being retried has completed */
+	int ps_line;      /* line of the store in flight (posted), -1 */
+	lk_apply_fn ps_apply;
+	struct lock_inst *ps_lk;
+	int ps_arg;
+	int spin_line, spin_next, spin_gen;
+	int in_lock;
+	struct lk_task lk;
+	int lsp;
+	struct {
+		int pc;
+		int64_t left, iter;
+	} loop[LOOP_DEPTH];
+	int64_t *every;
+	double ops, units;
+	sim_time_t sleep_total, sleep_since;
+	sim_time_t done_at;
+	sim_time_t mark; /* when its previous step ended */
+};
+
+/* A set of objects sharing one cache line name, with its scope. */
+struct line_group {
+	char name[SC_NAME];
+	enum sc_scope scope;
+	int count;
+	int base, ninst;
+};
+
+struct sim {
+	const struct sim_config *cfg;
+	const struct program *prog;
+	const struct scenario *sc;
+	struct engine eng;
+	struct coh_model coh;
+	int ntasks;
+	struct sim_task *task;
+	int *task_of_cpu;
+	int nlines;
+	struct sim_line *line;
+	uint64_t *bits;
+	struct coh_req *req;
+	int32_t *picked;
+	int ngroups;
+	struct line_group *group;
+	int *obj_group;    /* field object -> group; lock object -> group of line[0] */
+	int *obj_group2;   /* lock object -> group of line[1] */
+	int *obj_lockbase; /* lock object -> first lock_inst */
+	int nlocks;
+	struct lock_inst *lock;
+	int node_base;     /* qspinlock MCS node lines: node_base + task */
+	int64_t hit_ps, atomic_ps, pause_ps, wakeup_ps;
+	double jitter;
+	uint64_t rng;
+	int ndone;
+	int failed;
+	/* per program step: time spent in it and visits (Little's law estimator) */
+	double *step_ps, *step_n;     /* in the measurement window */
+	double *step_ps_all, *step_n_all;
+	double *visits_per_op;
+	struct mm_error *err;
+	struct sim_result *res;
+};
+
+static void run_task(struct sim *s, struct sim_task *t);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void schedule(struct sim *s, sim_time_t at, int kind, int a, int64_t b)
+{
+	if (engine_schedule(&s->eng, at, kind, a, b) && !s->failed)
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for events");
+}
+
+static void schedule_resume(struct sim *s, struct sim_task *t)
+{
+	schedule(s, s->eng.now + t->delay, EV_RESUME, t->id, 0);
+	t->delay = 0;
+}
+
+static int scope_ninst(const struct sim *s, enum sc_scope sc)
+{
+	switch (sc) {
+	case SC_GLOBAL:
+	case SC_MEMCG:
+		return 1;
+	case SC_NODE:
+		return s->cfg->topo->nnuma;
+	case SC_CPU:
+		return s->cfg->topo->ncpus;
+	case SC_MM:
+		return s->cfg->mode == SC_THREADS ? 1 : s->ntasks;
+	default:
+		return s->ntasks;
+	}
+}
+
+static int scope_inst(const struct sim *s, enum sc_scope sc, const struct sim_task *t)
+{
+	switch (sc) {
+	case SC_GLOBAL:
+	case SC_MEMCG:
+		return 0;
+	case SC_NODE:
+		return s->cfg->topo->cpu[t->cpu].numa;
+	case SC_CPU:
+		return t->cpu;
+	case SC_MM:
+		return s->cfg->mode == SC_THREADS ? 0 : t->id;
+	default:
+		return t->id;
+	}
+}
+
+/* Home node of instance @inst, and the task it is private to (-1: shared). */
+static void scope_home(const struct sim *s, enum sc_scope sc, int inst, int *home, int *priv)
+{
+	const struct topology *topo = s->cfg->topo;
+
+	*priv = -1;
+	switch (sc) {
+	case SC_GLOBAL:
+	case SC_MEMCG:
+		*home = topo->cpu[s->task[0].cpu].numa;
+		break;
+	case SC_NODE:
+		*home = inst;
+		break;
+	case SC_CPU:
+		*home = topo->cpu[inst].numa;
+		*priv = s->task_of_cpu[inst];
+		break;
+	case SC_MM:
+		if (s->cfg->mode == SC_THREADS) {
+			*home = topo->cpu[s->task[0].cpu].numa; /* the main thread allocated the mm */
+			break;
+		}
+		/* one mm per process */
+		__attribute__((fallthrough));
+	default:
+		*home = topo->cpu[s->task[inst].cpu].numa;
+		*priv = inst;
+		break;
+	}
+}
+
+static int index_of(const struct sim_task *t, const struct prog_insn *in, int count)
+{
+	int64_t i = t->lsp ? t->loop[t->lsp - 1].iter : 0;
+
+	return in->idx_div ? (int)((i / in->idx_div) % count) : 0;
+}
+
+static int field_line(const struct sim *s, const struct sim_task *t, const struct prog_insn *in)
+{
+	const struct line_group *g = &s->group[s->obj_group[in->obj]];
+
+	return g->base + scope_inst(s, g->scope, t) * g->count + index_of(t, in, g->count);
+}
+
+static struct lock_inst *lock_of(const struct sim *s, const struct sim_task *t, const struct prog_insn *in)
+{
+	const struct sc_object *o = &s->sc->obj[in->obj];
+
+	return &s->lock[s->obj_lockbase[in->obj] + scope_inst(s, o->scope, t) * o->count + index_of(t, in, o->count)];
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+static void invalidate_spinners(struct sim *s, struct sim_line *l, int except_task)
+{
+	int u = l->spin_head, keep = -1;
+
+	l->spin_head = -1;
+	while (u >= 0) {
+		struct sim_task *st = &s->task[u];
+		int next = st->spin_next;
+
+		if (u == except_task) {
+			st->spin_next = keep;
+			keep = u;
+		} else {
+			struct coh_req *r = &s->req[2 * u];
+
+			/* it sees the invalidation and re-reads the line after a pause */
+			st->state = T_WAIT_LINE;
+			st->spin_line = -1;
+			st->spin_gen++;
+			r->task = u;
+			r->cpu = st->cpu;
+			r->op = COH_LOAD;
+			r->extra_ps = s->pause_ps;
+			coh_enqueue(&l->c, s->req, 2 * u);
+		}
+		u = next;
+	}
+	l->spin_head = keep;
+}
+
+static void service(struct sim *s, int li)
+{
+	struct sim_line *l = &s->line[li];
+	sim_time_t now = s->eng.now, longest = 0;
+	int n;
+
+	if (l->c.busy || !l->c.qlen)
+		return;
+	n = coh_pick(&s->coh, &l->c, s->req, s->picked, 2 * s->ntasks);
+	/* costs against the state before the grant, then the new state */
+	for (int i = 0; i < n; i++) {
+		struct coh_req *r = &s->req[s->picked[i]];
+		sim_time_t c = coh_cost_ps(&s->coh, &l->c, r->cpu, r->op) + r->extra_ps;
+
+		r->extra_ps = c; /* reused to carry the cost to the loop below */
+	}
+	for (int i = 0; i < n; i++) {
+		struct coh_req *r = &s->req[s->picked[i]];
+		sim_time_t c = r->extra_ps;
+
+		if (!coh_holds(&s->coh, &l->c, r->cpu, r->op)) {
+			l->c.transfers++;
+			l->c.transfer_ps += c;
+		}
+		coh_apply(&s->coh, &l->c, r->cpu, r->op);
+		if (coh_exclusive(r->op) && l->spin_head >= 0)
+			invalidate_spinners(s, l, r->task);
+		r->extra_ps = 0;
+		schedule(s, now + c, EV_GRANT, s->picked[i], 0);
+		if (c > longest)
+			longest = c;
+	}
+	l->c.busy = 1;
+	schedule(s, now + longest, EV_LINE_FREE, li, 0);
+}
+
+static int64_t hit_cost(const struct sim *s, int op)
+{
+	return op == COH_RMW ? s->hit_ps + s->atomic_ps : s->hit_ps;
+}
+
+static int wait_store(struct sim *s, struct sim_task *t)
+{
+	if (t->delay > 0)
+		schedule_resume(s, t);
+	else
+		t->state = T_WAIT_STORE;
+	return 0;
+}
+
+/* A blocking access: 1 when done (its time added to t->delay), 0 to wait. */
+static int do_access(struct sim *s, struct sim_task *t, int li, int op)
+{
+	struct sim_line *l = &s->line[li];
+	struct coh_req *r;
+
+	if (t->access_done) {
+		t->access_done = 0;
+		if (op == COH_RMW)
+			t->delay += s->atomic_ps;
+		return 1;
+	}
+	/* the store buffer drains before a locked operation or a load of its line */
+	if (t->ps_line >= 0 && (op != COH_LOAD || t->ps_line == li))
+		return wait_store(s, t);
+	if (l->private_task == t->id) {
+		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
+			coh_apply(&s->coh, &l->c, t->cpu, op);
+		t->delay += hit_cost(s, op);
+		return 1;
+	}
+	if (t->delay > 0) {
+		schedule_resume(s, t);
+		return 0;
+	}
+	if (coh_holds(&s->coh, &l->c, t->cpu, op)) {
+		t->delay += hit_cost(s, op);
+		return 1;
+	}
+	r = &s->req[2 * t->id];
+	r->task = t->id;
+	r->cpu = t->cpu;
+	r->op = op;
+	r->extra_ps = 0;
+	coh_enqueue(&l->c, s->req, 2 * t->id);
+	t->state = T_WAIT_LINE;
+	service(s, li);
+	return 0;
+}
+
+/* A posted store: 1 when issued (or done), 0 to wait for the previous one. */
+static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_fn apply, struct lock_inst *lk,
+		    int arg)
+{
+	struct sim_line *l = &s->line[li];
+	struct coh_req *r;
+
+	if (t->ps_line >= 0)
+		return wait_store(s, t);
+	if (l->private_task == t->id || (t->delay == 0 && coh_holds(&s->coh, &l->c, t->cpu, op))) {
+		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
+			coh_apply(&s->coh, &l->c, t->cpu, op);
+		t->delay += s->hit_ps;
+		if (apply)
+			apply(s, lk, t->id, arg);
+		return 1;
+	}
+	if (t->delay > 0) {
+		schedule_resume(s, t);
+		return 0;
+	}
+	r = &s->req[2 * t->id + 1];
+	r->task = t->id;
+	r->cpu = t->cpu;
+	r->op = op;
+	r->extra_ps = 0;
+	t->ps_line = li;
+	t->ps_apply = apply;
+	t->ps_lk = lk;
+	t->ps_arg = arg;
+	coh_enqueue(&l->c, s->req, 2 * t->id + 1);
+	service(s, li);
+	t->delay += s->hit_ps;
+	return 1;
+}
+
+/* ---- primitives for lock designs (lock.h) ------------------------------- */
+
+int lk_access(struct sim *s, struct sim_task *t, int line, int op)
+{
+	return do_access(s, t, line, op);
+}
+
+int lk_store(struct sim *s, struct sim_task *t, int line, lk_apply_fn apply, struct lock_inst *lk, int arg)
+{
+	return do_store(s, t, line, COH_STORE, apply, lk, arg);
+}
+
+void lk_spin(struct sim *s, struct sim_task *t, int line)
+{
+	struct sim_line *l = &s->line[line];
+
+	t->state = T_SPIN;
+	t->spin_line = line;
+	t->spin_next = l->spin_head;
+	l->spin_head = t->id;
+	if (t->delay > 0) /* the pause already spent is not lost */
+		t->delay = 0;
+}
+
+void lk_sleep(struct sim *s, struct sim_task *t)
+{
+	t->state = T_SLEEP;
+	t->sleep_since = s->eng.now + t->delay;
+	t->delay = 0;
+}
+
+void lk_wake(struct sim *s, int task)
+{
+	struct sim_task *t = &s->task[task];
+	sim_time_t at = s->eng.now > t->sleep_since ? s->eng.now : t->sleep_since;
+
+	schedule(s, at + s->wakeup_ps, EV_WAKE, task, 0);
+}
+
+void lk_delay(struct sim *s, struct sim_task *t, sim_time_t ps)
+{
+	t->delay += ps;
+}
+
+int lk_task_on_cpu(const struct sim *s, int task)
+{
+	return task >= 0 && s->task[task].state != T_SLEEP;
+}
+
+int lk_task_id(const struct sim_task *t)
+{
+	return t->id;
+}
+
+struct lk_task *lk_state(struct sim_task *t)
+{
+	return &t->lk;
+}
+
+struct lk_task *lk_state_of(struct sim *s, int task)
+{
+	return &s->task[task].lk;
+}
+
+sim_time_t lk_now(const struct sim *s)
+{
+	return s->eng.now;
+}
+
+sim_time_t lk_pause_ps(const struct sim *s)
+{
+	return s->pause_ps;
+}
+
+int lk_node_line(const struct sim *s, int task)
+{
+	return s->node_base + task;
+}
+
+void lk_count_stat(struct sim *s, struct lock_inst *lk, int what)
+{
+	struct sim_lock_stats *st = &s->res->locks[lk->stat];
+
+	switch (what) {
+	case LKS_SLEEP:
+		st->sleeps++;
+		break;
+	case LKS_WAKE:
+		st->wakeups++;
+		break;
+	case LKS_HANDOFF:
+		st->handoffs++;
+		break;
+	default:
+		st->spins++;
+		break;
+	}
+}
+
+/* ---- the interpreter ---------------------------------------------------- */
+
+static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn *in)
+{
+	struct lock_inst *lk = lock_of(s, t, in);
+
+	memset(&t->lk, 0, sizeof(t->lk));
+	t->lk.lk = lk;
+	t->lk.mode = in->mode == SL_READ ? SL_READ : SL_WRITE;
+	t->lk.first_try = 1;
+	t->lk.since = s->eng.now;
+	switch (in->act) {
+	case SA_LOCK:
+		t->lk.what = LK_ACQUIRE;
+		break;
+	case SA_TRYLOCK:
+		t->lk.what = LK_TRYACQUIRE;
+		break;
+	case SA_UNLOCK:
+		t->lk.what = LK_RELEASE;
+		/* leaving the critical section, as the simulation sees it */
+		if (t->lk.mode == SL_READ)
+			lk->in_readers--;
+		else
+			lk->in_writers--;
+		s->res->locks[lk->stat].releases[t->lk.mode == SL_READ]++;
+		break;
+	default:
+		t->lk.what = LK_DOWNGRADE;
+		break;
+	}
+	t->in_lock = 1;
+}
+
+static void lock_end(struct sim *s, struct sim_task *t)
+{
+	struct lock_inst *lk = t->lk.lk;
+	struct sim_lock_stats *st = &s->res->locks[lk->stat];
+	int rd = t->lk.mode == SL_READ;
+
+	t->in_lock = 0;
+	if (t->lk.what == LK_RELEASE)
+		return;
+	if (t->lk.what == LK_DOWNGRADE) {
+		lk->in_writers--;
+		lk->in_readers++;
+		st->releases[0]++;
+		st->acquires[1]++;
+	} else {
+		if (rd)
+			lk->in_readers++;
+		else
+			lk->in_writers++;
+		st->acquires[rd]++;
+		if (!t->lk.first_try)
+			st->contended++;
+	}
+	/* mutual exclusion, checked on what the simulation saw */
+	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers))
+		st->violations++;
+	if (lk->in_readers > st->max_readers)
+		st->max_readers = lk->in_readers;
+}
+
+/* A visit of step @pc ended now (plus the task's pending private time). */
+static void visit(struct sim *s, struct sim_task *t, int pc)
+{
+	sim_time_t end = s->eng.now + t->delay;
+	double d = (double)(end - t->mark);
+
+	t->mark = end;
+	t->units += 1;
+	s->step_ps[pc] += d;
+	s->step_n[pc] += 1;
+	s->step_ps_all[pc] += d;
+	s->step_n_all[pc] += 1;
+}
+
+static void advance(struct sim *s, struct sim_task *t)
+{
+	visit(s, t, t->pc);
+	t->pc++;
+}
+
+static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
+{
+	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle;
+
+	if (s->jitter > 0 && ps > 0) {
+		double u = (double)(splitmix(&s->rng) >> 11) * (1.0 / 9007199254740992.0);
+
+		ps *= 1.0 + s->jitter * (2.0 * u - 1.0);
+	}
+	return (int64_t)llround(ps);
+}
+
+static const int act_op[SA_NACTS] = {
+	[SA_LOAD] = COH_LOAD, [SA_STORE] = COH_STORE, [SA_ATOMIC] = COH_RMW,
+	[SA_CMPXCHG] = COH_RMW, [SA_PREFETCHW] = COH_PREFETCHW,
+};
+
+static void run_task(struct sim *s, struct sim_task *t)
+{
+	const struct program *pr = s->prog;
+
+	while (!s->failed) {
+		const struct prog_insn *in;
+
+		if (t->in_lock) {
+			if (t->lk.lk->d->op(s, t, t->lk.lk) == LK_WAIT)
+				return;
+			lock_end(s, t);
+			advance(s, t);
+			continue;
+		}
+		if (t->pc == pr->n) {
+			/* the operation ends once its private time has passed */
+			if (t->delay > 0) {
+				schedule_resume(s, t);
+				return;
+			}
+			t->ops += 1;
+			t->units = 0;
+			t->pc = 0;
+			if (s->cfg->ops_per_task > 0 && t->ops >= s->cfg->ops_per_task) {
+				t->state = T_DONE;
+				t->done_at = s->eng.now;
+				s->ndone++;
+				return;
+			}
+			continue;
+		}
+		in = &pr->insn[t->pc];
+		switch (in->act) {
+		case SA_COMPUTE:
+			t->delay += compute_ps(s, t, in);
+			advance(s, t);
+			break;
+		case SA_LOAD:
+		case SA_ATOMIC:
+		case SA_CMPXCHG:
+			if (!do_access(s, t, field_line(s, t, in), act_op[in->act]))
+				return;
+			advance(s, t);
+			break;
+		case SA_STORE:
+		case SA_PREFETCHW:
+			if (!do_store(s, t, field_line(s, t, in), act_op[in->act], NULL, NULL, 0))
+				return;
+			advance(s, t);
+			break;
+		case SA_FENCE:
+			if (t->ps_line >= 0) {
+				wait_store(s, t);
+				return;
+			}
+			advance(s, t);
+			break;
+		case SA_LOCK:
+		case SA_TRYLOCK:
+		case SA_UNLOCK:
+		case SA_DOWNGRADE:
+			lock_begin(s, t, in);
+			break;
+		case SA_REPEAT:
+			if (in->count <= 0) {
+				visit(s, t, t->pc);
+				t->pc = in->match + 1;
+				break;
+			}
+			if (t->lsp == LOOP_DEPTH) {
+				s->failed = mm_fail(s->err, MM_ERANGE, "%s:%d: repeat blocks nested deeper than %d",
+						    s->sc->path, in->src_line, LOOP_DEPTH);
+				return;
+			}
+			t->loop[t->lsp].pc = t->pc + 1;
+			t->loop[t->lsp].left = in->count;
+			t->loop[t->lsp].iter = 0;
+			t->lsp++;
+			advance(s, t);
+			break;
+		case SA_EVERY:
+			if (++t->every[t->pc] >= in->count) {
+				t->every[t->pc] = 0;
+				advance(s, t);
+			} else {
+				visit(s, t, t->pc);
+				t->pc = in->match + 1;
+			}
+			break;
+		case SA_END: {
+			const struct prog_insn *open = &pr->insn[in->match];
+
+			visit(s, t, t->pc);
+			if (open->act == SA_REPEAT) {
+				if (--t->loop[t->lsp - 1].left > 0) {
+					t->loop[t->lsp - 1].iter++;
+					t->pc = in->match + 1;
+					break;
+				}
+				t->lsp--;
+			}
+			t->pc++;
+			break;
+		}
+		default:
+			t->pc++;
+			break;
+		}
+	}
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void on_grant(struct sim *s, int ridx)
+{
+	struct sim_task *t = &s->task[ridx / 2];
+
+	if (ridx & 1) { /* a posted store performed */
+		lk_apply_fn apply = t->ps_apply;
+
+		t->ps_line = -1;
+		t->ps_apply = NULL;
+		if (apply)
+			apply(s, t->ps_lk, t->id, t->ps_arg);
+		if (t->state == T_WAIT_STORE) {
+			t->state = T_RUN;
+			run_task(s, t);
+		}
+		return;
+	}
+	t->state = T_RUN;
+	t->access_done = 1;
+	run_task(s, t);
+}
+
+static void dispatch(struct sim *s, const struct engine_event *ev)
+{
+	struct sim_task *t;
+
+	switch (ev->kind) {
+	case EV_RESUME:
+		run_task(s, &s->task[ev->a]);
+		break;
+	case EV_GRANT:
+		on_grant(s, ev->a);
+		break;
+	case EV_LINE_FREE:
+		s->line[ev->a].c.busy = 0;
+		service(s, ev->a);
+		break;
+	case EV_WAKE:
+		t = &s->task[ev->a];
+		if (t->state != T_SLEEP)
+			break; /* it never slept, or was woken already: the design saw its flag */
+		t->sleep_total += s->eng.now - t->sleep_since;
+		t->state = T_RUN;
+		run_task(s, t);
+		break;
+	case EV_SPIN_TIMEOUT:
+		t = &s->task[ev->a];
+		if (t->state == T_SPIN && t->spin_gen == ev->b) {
+			struct sim_line *l = &s->line[t->spin_line];
+			int *pp = &l->spin_head;
+
+			while (*pp != t->id)
+				pp = &s->task[*pp].spin_next;
+			*pp = t->spin_next;
+			t->spin_line = -1;
+			t->spin_gen++;
+			t->state = T_RUN;
+			run_task(s, t);
+		}
+		break;
+	}
+}
+
+void lk_spin_deadline(struct sim *s, struct sim_task *t, int line, sim_time_t deadline)
+{
+	lk_spin(s, t, line);
+	schedule(s, deadline > s->eng.now ? deadline : s->eng.now, EV_SPIN_TIMEOUT, t->id, t->spin_gen);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int add_group(struct sim *s, const char *line_name, const struct sc_object *o, int *out)
+{
+	for (int g = 0; g < s->ngroups; g++) {
+		if (strcmp(s->group[g].name, line_name))
+			continue;
+		if (s->group[g].scope != o->scope || s->group[g].count != o->count)
+			return mm_fail(s->err, MM_EPARSE,
+				       "%s:%d: '%s' (scope %s, count %d) is on line '%s' with objects of scope %s, "
+				       "count %d: a line has one scope",
+				       s->sc->path, o->line_no, o->name, sc_scope_name(o->scope), o->count, line_name,
+				       sc_scope_name(s->group[g].scope), s->group[g].count);
+		*out = g;
+		return 0;
+	}
+	snprintf(s->group[s->ngroups].name, SC_NAME, "%s", line_name);
+	s->group[s->ngroups].scope = o->scope;
+	s->group[s->ngroups].count = o->count;
+	*out = s->ngroups++;
+	return 0;
+}
+
+static const char *lock_subline(const struct kernel_profile *k, const char *lock, const char *field, char *buf,
+				size_t cap)
+{
+	const char *l;
+
+	snprintf(buf, cap, "%s.%s", lock, field);
+	l = kernel_line_of(k, buf);
+	return l == buf ? lock : l; /* not in [layout]: the lock's own line */
+}
+
+static const struct lock_design *design_for(const struct sim *s, const struct sc_object *o)
+{
+	const struct kernel_profile *k = s->cfg->kernel;
+
+	if (s->cfg->lock_design_override)
+		return lock_design_find(s->cfg->lock_design_override);
+	if (!strcmp(o->locktype, "spinlock"))
+		return lock_design_find(k->spinlock);
+	if (!strcmp(o->locktype, "rwsem"))
+		return &lock_rwsem;
+	return &lock_vma;
+}
+
+static int setup(struct sim *s)
+{
+	const struct sim_config *cfg = s->cfg;
+	const struct topology *topo = cfg->topo;
+	const struct scenario *sc = s->sc;
+	int *cpus, rc, nobj = sc->nobj, nw;
+	int active_cores = 0, *core_used;
+	double ghz;
+
+	s->ntasks = cfg->ntasks;
+	cpus = calloc(s->ntasks, sizeof(int));
+	s->task = calloc(s->ntasks, sizeof(*s->task));
+	s->task_of_cpu = malloc(topo->ncpus * sizeof(int));
+	core_used = calloc(topo->ncores, sizeof(int));
+	s->group = calloc(2 * nobj + 1, sizeof(*s->group));
+	s->obj_group = calloc(nobj + 1, sizeof(int));
+	s->obj_group2 = calloc(nobj + 1, sizeof(int));
+	s->obj_lockbase = calloc(nobj + 1, sizeof(int));
+	if (!cpus || !s->task || !s->task_of_cpu || !core_used || !s->group || !s->obj_group || !s->obj_group2 ||
+	    !s->obj_lockbase) {
+		rc = mm_fail(s->err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = topo_place(topo, s->ntasks, cpus, s->err)))
+		goto out;
+	for (int c = 0; c < topo->ncpus; c++)
+		s->task_of_cpu[c] = -1;
+	for (int i = 0; i < s->ntasks; i++) {
+		s->task_of_cpu[cpus[i]] = i;
+		if (!core_used[topo->cpu[cpus[i]].core]++)
+			active_cores++;
+	}
+	ghz = hw_freq_ghz(cfg->hw, active_cores);
+	for (int i = 0; i < s->ntasks; i++) {
+		struct sim_task *t = &s->task[i];
+		int core = topo->cpu[cpus[i]].core;
+
+		t->id = i;
+		t->cpu = cpus[i];
+		t->ps_line = -1;
+		t->spin_line = -1;
+		/* a busy sibling hardware thread stretches the work */
+		t->ps_per_cycle = 1000.0 / ghz * (core_used[core] > 1 ? cfg->hw->smt_factor : 1.0);
+		t->every = calloc(s->prog->n + 1, sizeof(int64_t));
+		if (!t->every) {
+			rc = mm_fail(s->err, MM_ENOMEM, "out of memory");
+			goto out;
+		}
+		/* Batch counters (vmstat, LRU, rss...) start at random phases, as they are in a
+		 * steady state: tasks released together would otherwise fold in lock step. */
+		for (int pc = 0; pc < s->prog->n; pc++)
+			if (s->prog->insn[pc].act == SA_EVERY && s->prog->insn[pc].count > 1)
+				t->every[pc] = (int64_t)(splitmix(&s->rng) % (uint64_t)s->prog->insn[pc].count);
+	}
+
+	/* cache lines: objects grouped by the line the kernel layout puts them on */
+	for (int o = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+		char buf[2 * SC_NAME];
+
+		if (!ob->is_lock) {
+			rc = add_group(s, kernel_line_of(cfg->kernel, ob->name), ob, &s->obj_group[o]);
+		} else if (!strcmp(ob->locktype, "rwsem")) {
+			rc = add_group(s, lock_subline(cfg->kernel, ob->name, "count", buf, sizeof(buf)), ob,
+				       &s->obj_group[o]);
+			if (!rc)
+				rc = add_group(s, lock_subline(cfg->kernel, ob->name, "owner", buf, sizeof(buf)), ob,
+					       &s->obj_group2[o]);
+		} else {
+			rc = add_group(s, kernel_line_of(cfg->kernel, ob->name), ob, &s->obj_group[o]);
+			s->obj_group2[o] = s->obj_group[o];
+		}
+		if (rc)
+			goto out;
+	}
+	s->nlines = 0;
+	for (int g = 0; g < s->ngroups; g++) {
+		s->group[g].base = s->nlines;
+		s->group[g].ninst = scope_ninst(s, s->group[g].scope);
+		s->nlines += s->group[g].ninst * s->group[g].count;
+	}
+	s->node_base = s->nlines;
+	s->nlines += s->ntasks; /* qspinlock MCS nodes, one per task (CPU) */
+	nw = s->coh.nwords;
+	s->line = calloc(s->nlines, sizeof(*s->line));
+	s->bits = calloc((size_t)s->nlines * nw, sizeof(uint64_t));
+	s->req = calloc(2 * s->ntasks, sizeof(*s->req));
+	s->picked = calloc(2 * s->ntasks, sizeof(int32_t));
+	if (!s->line || !s->bits || !s->req || !s->picked) {
+		rc = mm_fail(s->err, MM_ENOMEM, "out of memory for %d cache lines", s->nlines);
+		goto out;
+	}
+	for (int g = 0; g < s->ngroups; g++) {
+		const struct line_group *gr = &s->group[g];
+		int stat = g < SIM_MAX_STATS ? g : -1;
+
+		if (stat >= 0)
+			snprintf(s->res->lines[stat].name, SC_NAME, "%s", gr->name);
+		for (int inst = 0; inst < gr->ninst; inst++) {
+			int home, priv;
+
+			scope_home(s, gr->scope, inst, &home, &priv);
+			for (int k = 0; k < gr->count; k++) {
+				int li = gr->base + inst * gr->count + k;
+
+				coh_line_init(&s->coh, &s->line[li].c, home, s->bits + (size_t)li * nw);
+				s->line[li].private_task = priv;
+				s->line[li].spin_head = -1;
+				s->line[li].stat = stat;
+			}
+		}
+	}
+	s->res->nlines = s->ngroups < SIM_MAX_STATS ? s->ngroups : SIM_MAX_STATS;
+	for (int i = 0; i < s->ntasks; i++) {
+		int li = s->node_base + i;
+
+		coh_line_init(&s->coh, &s->line[li].c, topo->cpu[s->task[i].cpu].numa, s->bits + (size_t)li * nw);
+		s->line[li].private_task = -1;
+		s->line[li].spin_head = -1;
+		s->line[li].stat = -1;
+	}
+
+	/* lock instances */
+	s->nlocks = 0;
+	for (int o = 0; o < nobj; o++) {
+		if (!sc->obj[o].is_lock)
+			continue;
+		s->obj_lockbase[o] = s->nlocks;
+		s->nlocks += scope_ninst(s, sc->obj[o].scope) * sc->obj[o].count;
+	}
+	s->lock = calloc(s->nlocks + 1, sizeof(*s->lock));
+	if (!s->lock) {
+		rc = mm_fail(s->err, MM_ENOMEM, "out of memory for locks");
+		goto out;
+	}
+	for (int o = 0, nstat = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+		const struct lock_design *d;
+		int ninst, stat;
+
+		if (!ob->is_lock)
+			continue;
+		d = design_for(s, ob);
+		if (!d) {
+			rc = mm_fail(s->err, MM_ENOENT, "no lock design for '%s' (%s)", ob->name, ob->locktype);
+			goto out;
+		}
+		stat = nstat < SIM_MAX_STATS ? nstat++ : SIM_MAX_STATS - 1;
+		snprintf(s->res->locks[stat].name, SC_NAME, "%s", ob->name);
+		snprintf(s->res->locks[stat].design, sizeof(s->res->locks[stat].design), "%s", d->name);
+		s->res->nlocks = nstat;
+		ninst = scope_ninst(s, ob->scope);
+		for (int inst = 0; inst < ninst; inst++) {
+			for (int k = 0; k < ob->count; k++) {
+				struct lock_inst *lk = &s->lock[s->obj_lockbase[o] + inst * ob->count + k];
+				const struct line_group *g1 = &s->group[s->obj_group[o]];
+				const struct line_group *g2 = &s->group[s->obj_group2[o]];
+
+				lk->d = d;
+				lk->stat = stat;
+				lk->line[0] = g1->base + inst * g1->count + k;
+				lk->line[1] = g2->base + inst * g2->count + k;
+				lk->holder = -1;
+				lk->pending = -1;
+				lk->era = !strcmp(cfg->kernel->rwsem_era, "3.x") ? 3
+					  : !strcmp(cfg->kernel->rwsem_era, "5.11") ? 5 : 6;
+				lk->wq_cap = s->ntasks;
+				lk->wq = malloc(s->ntasks * sizeof(int));
+				lk->wq_mode = malloc(s->ntasks * sizeof(int));
+				lk->osq = malloc(s->ntasks * sizeof(int));
+				if (!lk->wq || !lk->wq_mode || !lk->osq) {
+					rc = mm_fail(s->err, MM_ENOMEM, "out of memory for locks");
+					goto out;
+				}
+				/* a lock word shared by all tasks is never private */
+				s->line[lk->line[0]].private_task = s->line[lk->line[0]].private_task;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(cpus);
+	free(core_used);
+	return rc;
+}
+
+static void teardown(struct sim *s)
+{
+	if (s->task)
+		for (int i = 0; i < s->ntasks; i++)
+			free(s->task[i].every);
+	if (s->lock)
+		for (int i = 0; i < s->nlocks; i++) {
+			free(s->lock[i].wq);
+			free(s->lock[i].wq_mode);
+			free(s->lock[i].osq);
+		}
+	free(s->task);
+	free(s->task_of_cpu);
+	free(s->line);
+	free(s->bits);
+	free(s->req);
+	free(s->picked);
+	free(s->group);
+	free(s->obj_group);
+	free(s->obj_group2);
+	free(s->obj_lockbase);
+	free(s->lock);
+	coh_model_free(&s->coh);
+	engine_free(&s->eng);
+}
+
+/* ---- measurement -------------------------------------------------------- */
+
+static double progress(const struct sim *s, const struct sim_task *t)
+{
+	double f = t->units / s->prog->units_per_op;
+
+	return t->ops + (f < 1 ? f : 0.999999);
+}
+
+static double min_ops(const struct sim *s)
+{
+	double m = s->task[0].ops;
+
+	for (int i = 1; i < s->ntasks; i++)
+		if (s->task[i].ops < m)
+			m = s->task[i].ops;
+	return m;
+}
+
+static sim_time_t slept(const struct sim_task *t, sim_time_t at)
+{
+	return t->sleep_total + (t->state == T_SLEEP && at > t->sleep_since ? at - t->sleep_since : 0);
+}
+
+int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err)
+{
+	struct sim s;
+	struct engine_event ev;
+	double *p0 = NULL;
+	sim_time_t *sl0 = NULL, t0 = 0;
+	uint64_t warm, meas, e0 = 0;
+	int rc, measuring = 0, trace = getenv("MMSIM_TRACE") != NULL;
+
+	memset(&s, 0, sizeof(s));
+	memset(res, 0, sizeof(*res));
+	s.cfg = cfg;
+	s.prog = cfg->prog;
+	s.sc = cfg->prog->sc;
+	s.err = err;
+	s.res = res;
+	res->ntasks = cfg->ntasks;
+	if (cfg->ntasks < 1)
+		return mm_fail(err, MM_EINVAL, "the number of tasks must be at least 1");
+	s.hit_ps = cfg->hw->lat_ps[TOPO_SELF];
+	s.atomic_ps = cfg->hw->atomic_ps;
+	s.pause_ps = cfg->hw->pause_ps;
+	s.wakeup_ps = cfg->hw->wakeup_ps;
+	s.jitter = cfg->hw->jitter;
+	s.rng = cfg->seed * 0x2545f4914f6cdd1dULL + (uint64_t)cfg->ntasks;
+	if ((rc = engine_init(&s.eng, 8 * (size_t)cfg->ntasks + 64)) ||
+	    (rc = coh_model_init(&s.coh, cfg->topo, cfg->hw))) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = setup(&s)))
+		goto out;
+	s.step_ps = calloc(s.prog->n + 1, sizeof(double));
+	s.step_n = calloc(s.prog->n + 1, sizeof(double));
+	s.step_ps_all = calloc(s.prog->n + 1, sizeof(double));
+	s.step_n_all = calloc(s.prog->n + 1, sizeof(double));
+	if (!s.step_ps || !s.step_n || !s.step_ps_all || !s.step_n_all) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	p0 = calloc(s.ntasks, sizeof(double));
+	sl0 = calloc(s.ntasks, sizeof(sim_time_t));
+	if (!p0 || !sl0) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 400ULL * s.ntasks;
+	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.ntasks;
+
+	/* every task starts at time 0, as after will-it-scale's start gate */
+	for (int i = 0; i < s.ntasks; i++)
+		schedule(&s, 0, EV_RESUME, i, 0);
+
+	while (!s.failed && engine_next(&s.eng, &ev)) {
+		dispatch(&s, &ev);
+		if (trace && s.eng.delivered % 200000 == 0) {
+			double tot = 0;
+			for (int i = 0; i < s.ntasks; i++)
+				tot += progress(&s, &s.task[i]);
+			fprintf(stderr, "TRACE %llu %.6f %.3f\n", (unsigned long long)s.eng.delivered, s.eng.now / 1e12, tot);
+		}
+		if (cfg->ops_per_task > 0) {
+			if (s.ndone == s.ntasks)
+				break;
+			continue;
+		}
+		/* warm-up: enough events, and every task through one whole operation, so that
+		 * tasks released together have lost their lock step (capped for starving tasks) */
+		if (!measuring && s.eng.delivered >= warm &&
+		    (s.eng.delivered & 1023) == 0 && (s.eng.delivered >= 50 * warm || min_ops(&s) >= 1)) {
+			measuring = 1;
+			t0 = s.eng.now;
+			e0 = s.eng.delivered;
+			for (int i = 0; i < s.ntasks; i++) {
+				p0[i] = progress(&s, &s.task[i]);
+				sl0[i] = slept(&s.task[i], t0);
+			}
+			memset(s.step_ps, 0, s.prog->n * sizeof(double));
+			memset(s.step_n, 0, s.prog->n * sizeof(double));
+		} else if (measuring && s.eng.delivered >= e0 + meas && s.eng.now > t0) {
+			break;
+		}
+	}
+	if (s.failed) {
+		rc = s.failed;
+		goto out;
+	}
+	res->events = s.eng.delivered;
+	if (cfg->ops_per_task > 0) {
+		sim_time_t end = 0, busy = 0;
+
+		if (s.ndone < s.ntasks) {
+			rc = mm_fail(err, MM_ESTALL,
+				     "the simulation stalled at %.3f us with %d of %d tasks unfinished (a lost "
+				     "wake-up or a lock never released)",
+				     s.eng.now / 1e6, s.ntasks - s.ndone, s.ntasks);
+			goto out;
+		}
+		for (int i = 0; i < s.ntasks; i++)
+			if (s.task[i].done_at > end)
+				end = s.task[i].done_at;
+		for (int i = 0; i < s.ntasks; i++)
+			busy += s.task[i].done_at - s.task[i].sleep_total;
+		res->makespan_s = end / 1e12;
+		res->window_s = res->makespan_s;
+		res->ops = (double)cfg->ops_per_task * s.ntasks;
+		res->min_task_ops = res->max_task_ops = (double)cfg->ops_per_task;
+		res->idle_pct = end > 0 ? 100.0 * (1.0 - (double)busy / ((double)end * cfg->topo->ncpus)) : 100.0;
+	} else {
+		sim_time_t t1 = s.eng.now, window = t1 - t0;
+		double busy = 0;
+
+		if (!measuring || window <= 0) {
+			rc = mm_fail(err, MM_ESTALL,
+				     "the simulation stalled after %llu events at %.3f us: no task can make progress "
+				     "(a lost wake-up or a lock never released)",
+				     (unsigned long long)s.eng.delivered, s.eng.now / 1e6);
+			goto out;
+		}
+		res->min_task_ops = 1e300;
+		for (int i = 0; i < s.ntasks; i++) {
+			double d = progress(&s, &s.task[i]) - p0[i];
+
+			res->ops += d;
+			if (d < res->min_task_ops)
+				res->min_task_ops = d;
+			if (d > res->max_task_ops)
+				res->max_task_ops = d;
+			busy += (double)(window - (slept(&s.task[i], t1) - sl0[i]));
+		}
+		res->window_s = window / 1e12;
+		res->idle_pct = 100.0 * (1.0 - busy / ((double)window * cfg->topo->ncpus));
+		res->ops_per_s = res->ops / res->window_s;
+		/* Little's law: N tasks / the mean duration of an operation, built from the mean
+		 * time of each step (many samples) rather than from the few operations that end
+		 * inside the window.  Falls back to counted progress if a step was never seen. */
+		double op_ps = 0;
+		int known = 1;
+
+		for (int pc = 0; pc < s.prog->n && known; pc++) {
+			if (s.prog->visits[pc] <= 0)
+				continue;
+			if (s.step_n[pc] > 0)
+				op_ps += s.prog->visits[pc] * s.step_ps[pc] / s.step_n[pc];
+			else if (s.step_n_all[pc] > 0)
+				op_ps += s.prog->visits[pc] * s.step_ps_all[pc] / s.step_n_all[pc];
+			else
+				known = 0;
+		}
+		if (known && op_ps > 0) {
+			res->ops_per_s = s.ntasks * 1e12 / op_ps;
+			res->ops = res->ops_per_s * res->window_s;
+		}
+	}
+	if (cfg->ops_per_task > 0)
+		res->ops_per_s = res->ops / res->window_s;
+	res->ops_per_s_task = res->ops_per_s / s.ntasks;
+	for (int li = 0; li < s.nlines; li++) {
+		struct sim_line *l = &s.line[li];
+
+		if (l->stat < 0)
+			continue;
+		res->lines[l->stat].grants += l->c.grants;
+		res->lines[l->stat].transfers += l->c.transfers;
+		res->lines[l->stat].transfer_ns += l->c.transfer_ps / 1000.0;
+	}
+	rc = 0;
+out:
+	free(p0);
+	free(sl0);
+	free(s.step_ps);
+	free(s.step_n);
+	free(s.step_ps_all);
+	free(s.step_n_all);
+	teardown(&s);
+	return rc;
+}

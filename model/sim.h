@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One simulation: a machine (topology + hardware profile), a kernel
+ * profile, a compiled scenario program and a number of tasks placed as
+ * will-it-scale places them.  Each task runs the operation in a loop.
+ * sim_run() measures throughput after a warm-up, or, in fixed-work mode,
+ * the makespan of K operations per task.  All state lives in the run, so
+ * runs of different points proceed side by side in OpenMP threads.
+ */
+#ifndef MMSIM_SIM_H
+#define MMSIM_SIM_H
+
+#include <stdint.h>
+#include "engine.h"
+#include "profile.h"
+#include "scenario.h"
+#include "topology.h"
+
+struct sim_config {
+	const struct topology *topo;
+	const struct hw_profile *hw;
+	const struct kernel_profile *kernel;
+	const struct program *prog;
+	enum sc_mode mode;
+	int ntasks;
+	uint64_t seed;
+	int64_t ops_per_task;    /* > 0: fixed work; the result is the makespan */
+	uint64_t warmup_events;  /* 0: a default scaled to the task count */
+	uint64_t measure_events; /* 0: a default scaled to the task count */
+	const char *lock_design_override; /* tests: force every lock to this design */
+};
+
+#define SIM_MAX_STATS 32
+
+struct sim_lock_stats {
+	char name[SC_NAME];
+	char design[32];
+	uint64_t acquires[2]; /* [0] exclusive/write, [1] read */
+	uint64_t releases[2];
+	uint64_t contended;   /* acquisitions that did not succeed at the first try */
+	uint64_t sleeps, wakeups, handoffs, spins;
+	uint64_t violations;  /* mutual exclusion broken: must stay 0 */
+	int max_readers;
+};
+
+struct sim_line_stats {
+	char name[SC_NAME];
+	uint64_t grants, transfers;
+	double transfer_ns;
+};
+
+struct sim_result {
+	int ntasks;
+	double ops;              /* operations completed in the window (fractional) */
+	double window_s;         /* simulated seconds measured */
+	double ops_per_s;        /* total over all tasks */
+	double ops_per_s_task;
+	double idle_pct;         /* machine-wide, as runtest.py: sleeping CPUs and CPUs without a task */
+	double makespan_s;       /* fixed-work mode */
+	uint64_t events;
+	double min_task_ops, max_task_ops; /* fairness: operations per task in the window */
+	int nlocks, nlines;
+	struct sim_lock_stats locks[SIM_MAX_STATS];
+	struct sim_line_stats lines[SIM_MAX_STATS];
+};
+
+int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err);
+
+#endif

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Machine topology through hwloc 2.x.  The hwloc topology lives only while
+ * a loader runs: we copy what the model needs (one struct topo_cpu per PU)
+ * and destroy it, so a struct topology is plain data that any number of
+ * simulations can read at once.
+ */
+#include "topology.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+
+/* More logical CPUs than any machine we model; also bounds the arrays. */
+#define TOPO_MAX_CPUS 65536
+
+#define TOPO_SYNTHETIC_EXAMPLE "pack:2 numa:1 l3:8 core:8 pu:2"
+
+/*
+ * A stable renumbering: PU i belongs to the object keys[i]; give each
+ * distinct key an index 0..n-1 in the order of its first PU.  PUs come in
+ * hwloc logical order and an object's PUs are its subtree, so for objects
+ * of one depth this is their hwloc logical index with gaps (objects
+ * without PUs) squeezed out.  Keys are compared as addresses only.
+ */
+struct topo_key {
+	uintptr_t key;
+	int first_pu;
+	int index;
+};
+
+static int topo_key_by_addr(const void *a, const void *b)
+{
+	const struct topo_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->first_pu - y->first_pu;
+}
+
+static int topo_key_by_first_pu(const void *a, const void *b)
+{
+	const struct topo_key *x = a, *y = b;
+
+	return x->first_pu - y->first_pu;
+}
+
+/* Returns the number of distinct keys, or -1 when out of memory. */
+static int topo_renumber(const hwloc_obj_t *keys, int n, int *out)
+{
+	struct topo_key *k = malloc((size_t)n * sizeof(*k));
+	int i, nuniq = 0;
+
+	if (!k)
+		return -1;
+	for (i = 0; i < n; i++) {
+		k[i].key = (uintptr_t)keys[i];
+		k[i].first_pu = i;
+	}
+	qsort(k, (size_t)n, sizeof(*k), topo_key_by_addr);
+	for (i = 0; i < n; i++)
+		if (i == 0 || k[i].key != k[i - 1].key)
+			k[nuniq++] = k[i];
+	qsort(k, (size_t)nuniq, sizeof(*k), topo_key_by_first_pu);
+	for (i = 0; i < nuniq; i++)
+		k[i].index = i;
+	qsort(k, (size_t)nuniq, sizeof(*k), topo_key_by_addr);
+	for (i = 0; i < n; i++) {
+		struct topo_key probe = { .key = (uintptr_t)keys[i] };
+		size_t lo = 0, hi = (size_t)nuniq;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (k[mid].key < probe.key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		out[i] = k[lo].index;
+	}
+	free(k);
+	return nuniq;
+}
+
+/*
+ * hwloc 2 attaches NUMA nodes as memory children of the object whose CPUs
+ * they are local to (possibly behind a memory-side cache).  The nearest
+ * such attachment above a PU is the node whose cpuset contains it; where
+ * several nodes hang there (DRAM and HBM), the first is the ordinary one.
+ */
+static hwloc_obj_t topo_local_numa(hwloc_obj_t pu)
+{
+	hwloc_obj_t obj, m, n;
+
+	for (obj = pu; obj; obj = obj->parent)
+		for (m = obj->memory_first_child; m; m = m->next_sibling)
+			for (n = m; n; n = n->memory_first_child)
+				if (n->type == HWLOC_OBJ_NUMANODE)
+					return n;
+	return NULL;
+}
+
+static const char *topo_plural(int n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* Copy what we need from a loaded hwloc topology into @t. */
+static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what,
+		     struct mm_error *err)
+{
+	hwloc_obj_t *key_core = NULL, *key_l3 = NULL, *key_pkg = NULL, *key_numa = NULL;
+	int *idx = NULL, *nthreads = NULL;
+	int npu, i, ret = MM_ENOMEM;
+
+	npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+	if (npu < 1)
+		return mm_fail(err, MM_ETOPO, "%s: hwloc found no logical CPU (PU)", what);
+	if (npu > TOPO_MAX_CPUS)
+		return mm_fail(err, MM_ETOPO,
+			       "%s: %d logical CPUs, more than the %d that mmsim supports", what,
+			       npu, TOPO_MAX_CPUS);
+
+	key_core = malloc((size_t)npu * sizeof(*key_core));
+	key_l3 = malloc((size_t)npu * sizeof(*key_l3));
+	key_pkg = malloc((size_t)npu * sizeof(*key_pkg));
+	key_numa = malloc((size_t)npu * sizeof(*key_numa));
+	idx = malloc((size_t)npu * sizeof(*idx));
+	t->cpu = calloc((size_t)npu, sizeof(*t->cpu));
+	if (!key_core || !key_l3 || !key_pkg || !key_numa || !idx || !t->cpu)
+		goto out_nomem;
+	t->ncpus = npu;
+
+	for (i = 0; i < npu; i++) {
+		hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
+		hwloc_obj_t core, l3, pkg, numa;
+
+		if (!pu) {
+			ret = mm_fail(err, MM_ETOPO, "%s: hwloc lost logical CPU %d", what, i);
+			goto out;
+		}
+		t->cpu[i].os_index = (int)pu->os_index;
+		/*
+		 * Each missing level falls back to the one above it, keyed by
+		 * a different object so that the renumbering cannot mix them:
+		 * no core => the PU is its own core; no package => the whole
+		 * machine; no L3 or no NUMA node => one per package.
+		 */
+		core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+		pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+		l3 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_L3CACHE, pu);
+		numa = topo_local_numa(pu);
+		key_core[i] = core ? core : pu;
+		key_pkg[i] = pkg ? pkg : hwloc_get_root_obj(topo);
+		key_l3[i] = l3 ? l3 : key_pkg[i];
+		key_numa[i] = numa ? numa : key_pkg[i];
+	}
+
+#define TOPO_RENUMBER(keys, count, field)                        \
+	do {                                                     \
+		int n_ = topo_renumber(keys, npu, idx);          \
+		if (n_ < 0)                                      \
+			goto out_nomem;                          \
+		t->count = n_;                                   \
+		for (i = 0; i < npu; i++)                        \
+			t->cpu[i].field = idx[i];                \
+	} while (0)
+	TOPO_RENUMBER(key_core, ncores, core);
+	TOPO_RENUMBER(key_l3, nl3, l3);
+	TOPO_RENUMBER(key_pkg, npackages, package);
+	TOPO_RENUMBER(key_numa, nnuma, numa);
+#undef TOPO_RENUMBER
+
+	nthreads = calloc((size_t)t->ncores, sizeof(*nthreads));
+	t->core_first_cpu = malloc((size_t)t->ncores * sizeof(*t->core_first_cpu));
+	if (!nthreads || !t->core_first_cpu)
+		goto out_nomem;
+	t->threads_per_core = 0;
+	for (i = 0; i < npu; i++) {
+		int c = t->cpu[i].core;
+
+		if (nthreads[c] == 0)
+			t->core_first_cpu[c] = i;
+		t->cpu[i].smt_rank = nthreads[c]++;
+		if (nthreads[c] > t->threads_per_core)
+			t->threads_per_core = nthreads[c];
+	}
+
+	snprintf(t->summary, sizeof(t->summary), "%d %s, %d %s, %d L3, %d %s, %d %s",
+		 t->npackages, topo_plural(t->npackages, "package", "packages"), t->nnuma,
+		 topo_plural(t->nnuma, "NUMA node", "NUMA nodes"), t->nl3, t->ncores,
+		 topo_plural(t->ncores, "core", "cores"), t->ncpus,
+		 topo_plural(t->ncpus, "CPU", "CPUs"));
+	ret = 0;
+	goto out;
+
+out_nomem:
+	ret = mm_fail(err, MM_ENOMEM, "%s: out of memory while copying the topology", what);
+out:
+	free(key_core);
+	free(key_l3);
+	free(key_pkg);
+	free(key_numa);
+	free(idx);
+	free(nthreads);
+	if (ret)
+		topo_free(t);
+	return ret;
+}
+
+/*
+ * hwloc builds every object of a synthetic description before we can count
+ * them, so "pack:2 core:64 pu:4096" would eat memory first and fail later.
+ * The PU count is the product of the arities at the top level of the
+ * string (attributes in parentheses and memory attachments in brackets
+ * carry none); overestimating is harmless, hwloc has the last word.
+ */
+static unsigned long long topo_synthetic_cpus(const char *desc)
+{
+	unsigned long long product = 1;
+	const char *p = desc;
+
+	while (*p) {
+		const char *tok, *num = NULL;
+		int depth = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		tok = p;
+		for (; *p && (depth > 0 || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
+			if (*p == '(' || *p == '[')
+				depth++;
+			else if ((*p == ')' || *p == ']') && depth > 0)
+				depth--;
+			else if (depth == 0 && *p == ':')
+				num = p + 1;
+		}
+		if (p == tok || *tok == '[' || *tok == '(')
+			continue;
+		if (!num)
+			num = tok; /* the arity-only form, "2 8 2" */
+		if (*num >= '0' && *num <= '9') {
+			unsigned long long n = strtoull(num, NULL, 10);
+
+			if (n > TOPO_MAX_CPUS)
+				n = TOPO_MAX_CPUS + 1;
+			product *= n ? n : 1;
+			if (product > TOPO_MAX_CPUS)
+				return TOPO_MAX_CPUS + 1;
+		}
+	}
+	return product;
+}
+
+/* Load @topo (already configured) into @t and destroy it. */
+static int topo_finish(struct topology *t, hwloc_topology_t topo, const char *what,
+		       struct mm_error *err)
+{
+	int ret;
+
+	if (hwloc_topology_load(topo) < 0) {
+		ret = mm_fail(err, MM_ETOPO, "%s: hwloc could not load the topology: %s", what,
+			      strerror(errno));
+	} else {
+		ret = topo_fill(t, topo, what, err);
+	}
+	hwloc_topology_destroy(topo);
+	return ret;
+}
+
+static int topo_init(hwloc_topology_t *topo, const char *what, struct mm_error *err)
+{
+	/* The ABI changed between hwloc 1.x and 2.x: refuse a mismatch. */
+	if ((hwloc_get_api_version() >> 16) != (HWLOC_API_VERSION >> 16))
+		return mm_fail(err, MM_ETOPO,
+			       "%s: mmsim was built for hwloc API 0x%x but runs with 0x%x", what,
+			       (unsigned)HWLOC_API_VERSION, hwloc_get_api_version());
+	if (hwloc_topology_init(topo) < 0)
+		return mm_fail(err, MM_ENOMEM, "%s: hwloc could not initialise a topology",
+			       what);
+	return 0;
+}
+
+int topo_load_synthetic(struct topology *t, const char *desc, struct mm_error *err)
+{
+	hwloc_topology_t topo;
+	char what[300];
+	int ret;
+
+	if (!desc)
+		return mm_fail(err, MM_EINVAL, "topology: no synthetic description given");
+	snprintf(what, sizeof(what), "topology \"%s\"", desc);
+	if (topo_synthetic_cpus(desc) > TOPO_MAX_CPUS)
+		return mm_fail(err, MM_ETOPO,
+			       "%s: more than the %d logical CPUs that mmsim supports", what,
+			       TOPO_MAX_CPUS);
+	ret = topo_init(&topo, what, err);
+	if (ret)
+		return ret;
+	if (hwloc_topology_set_synthetic(topo, desc) < 0) {
+		hwloc_topology_destroy(topo);
+		return mm_fail(err, MM_ETOPO,
+			       "%s: hwloc could not parse this synthetic description "
+			       "(expected e.g. \"%s\")",
+			       what, TOPO_SYNTHETIC_EXAMPLE);
+	}
+	ret = topo_finish(t, topo, what, err);
+	if (!ret)
+		snprintf(t->source, sizeof(t->source), "synthetic:%s", desc);
+	return ret;
+}
+
+int topo_load_xml(struct topology *t, const char *path, struct mm_error *err)
+{
+	hwloc_topology_t topo;
+	char what[300];
+	FILE *f;
+	int ret;
+
+	if (!path)
+		return mm_fail(err, MM_EINVAL, "topology: no XML file given");
+	snprintf(what, sizeof(what), "topology file %s", path);
+	/* hwloc's own message for a missing file is only "failed". */
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		return mm_fail(err, e == ENOENT || e == ENOTDIR ? MM_ENOENT : MM_EIO,
+			       "%s: cannot open: %s", what, strerror(e));
+	}
+	fclose(f);
+	ret = topo_init(&topo, what, err);
+	if (ret)
+		return ret;
+	if (hwloc_topology_set_xml(topo, path) < 0) {
+		hwloc_topology_destroy(topo);
+		return mm_fail(err, MM_ETOPO, "%s: hwloc could not read this XML export: %s",
+			       what, strerror(errno));
+	}
+	ret = topo_finish(t, topo, what, err);
+	if (!ret)
+		snprintf(t->source, sizeof(t->source), "xml:%s", path);
+	return ret;
+}
+
+int topo_load_local(struct topology *t, struct mm_error *err)
+{
+	const char *what = "topology of this machine";
+	hwloc_topology_t topo;
+	int ret;
+
+	ret = topo_init(&topo, what, err);
+	if (ret)
+		return ret;
+	ret = topo_finish(t, topo, what, err);
+	if (!ret)
+		snprintf(t->source, sizeof(t->source), "local");
+	return ret;
+}
+
+void topo_free(struct topology *t)
+{
+	if (!t)
+		return;
+	free(t->cpu);
+	free(t->core_first_cpu);
+	memset(t, 0, sizeof(*t));
+}
+
+enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b)
+{
+	const struct topo_cpu *a, *b;
+
+	assert(cpu_a >= 0 && cpu_a < t->ncpus && cpu_b >= 0 && cpu_b < t->ncpus);
+	a = &t->cpu[cpu_a];
+	b = &t->cpu[cpu_b];
+	if (cpu_a == cpu_b)
+		return TOPO_SELF;
+	if (a->core == b->core)
+		return TOPO_SMT;
+	if (a->l3 == b->l3)
+		return TOPO_L3;
+	if (a->package == b->package)
+		return TOPO_PACKAGE;
+	return TOPO_REMOTE;
+}
+
+const char *topo_dist_name(enum topo_dist d)
+{
+	switch (d) {
+	case TOPO_SELF:
+		return "self";
+	case TOPO_SMT:
+		return "smt";
+	case TOPO_L3:
+		return "l3";
+	case TOPO_PACKAGE:
+		return "package";
+	case TOPO_REMOTE:
+		return "remote";
+	case TOPO_NDIST:
+		break;
+	}
+	return "?";
+}
+
+/*
+ * will-it-scale's placement (main.c): task i on core i % ncores, its k-th
+ * task on the core's k-th hardware thread.  Each core hands out its PUs in
+ * smt_rank order; a core that has run out (a machine with uneven cores)
+ * passes the task on to the next core, in logical order, with a PU left.
+ * On an even machine this is exactly "core i % ncores, rank i / ncores".
+ */
+int topo_place(const struct topology *t, int ntasks, int *cpu_of_task, struct mm_error *err)
+{
+	int *first = NULL, *taken = NULL, *by_core = NULL;
+	int i, c, ret = 0;
+
+	if (ntasks < 1)
+		return mm_fail(err, MM_EINVAL, "%d tasks asked for: at least one is needed",
+			       ntasks);
+	if (ntasks > t->ncpus)
+		return mm_fail(err, MM_ERANGE,
+			       "%d tasks asked for, but the machine has %d %s (logical CPUs, as "
+			       "will-it-scale counts them)",
+			       ntasks, t->ncpus, topo_plural(t->ncpus, "CPU", "CPUs"));
+
+	/* by_core[first[c] .. first[c + 1]) are core c's CPUs by smt_rank. */
+	first = calloc((size_t)t->ncores + 1, sizeof(*first));
+	taken = calloc((size_t)t->ncores, sizeof(*taken));
+	by_core = malloc((size_t)t->ncpus * sizeof(*by_core));
+	if (!first || !taken || !by_core) {
+		ret = mm_fail(err, MM_ENOMEM, "placing %d tasks: out of memory", ntasks);
+		goto out;
+	}
+	for (i = 0; i < t->ncpus; i++)
+		first[t->cpu[i].core + 1]++;
+	for (c = 0; c < t->ncores; c++)
+		first[c + 1] += first[c];
+	for (i = 0; i < t->ncpus; i++)
+		by_core[first[t->cpu[i].core] + t->cpu[i].smt_rank] = i;
+
+	for (i = 0; i < ntasks; i++) {
+		c = i % t->ncores;
+		/* Terminates: fewer than ncpus PUs are taken so far. */
+		while (first[c] + taken[c] == first[c + 1])
+			c = (c + 1) % t->ncores;
+		cpu_of_task[i] = by_core[first[c] + taken[c]++];
+	}
+out:
+	free(first);
+	free(taken);
+	free(by_core);
+	return ret;
+}
+
+int topo_boundaries(const struct topology *t, int *out, int max)
+{
+	int cand[3], ncand = 0, n = 0, i;
+
+	if (t->npackages > 1) {
+		int pkg0_cores = 0;
+
+		for (i = 0; i < t->ncores; i++)
+			if (t->cpu[t->core_first_cpu[i]].package == 0)
+				pkg0_cores++;
+		cand[ncand++] = pkg0_cores;
+	}
+	cand[ncand++] = t->ncores;
+	cand[ncand++] = t->ncpus;
+	for (i = 0; i < ncand && n < max; i++)
+		if (cand[i] > 0 && (n == 0 || cand[i] > out[n - 1]))
+			out[n++] = cand[i];
+	return n;
+}

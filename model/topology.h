@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Machine topology: logical CPUs (hardware threads), their cores, L3
+ * domains, packages and NUMA nodes, loaded through hwloc from the local
+ * machine, an hwloc XML export, or an hwloc synthetic description such as
+ * "pack:2 numa:1 l3:16 core:4 pu:2".
+ *
+ * CPUs are numbered 0..ncpus-1 in hwloc's logical PU order (package 0
+ * first, then core by core), which is not the OS numbering.  Cores, L3
+ * domains, packages and NUMA nodes are numbered likewise by hwloc logical
+ * index.  A machine without an L3 object gets one L3 domain per package;
+ * one without NUMA objects gets one node per package.
+ */
+#ifndef MMSIM_TOPOLOGY_H
+#define MMSIM_TOPOLOGY_H
+
+#include <stddef.h>
+#include "mm_error.h"
+
+/* How far apart two CPUs are, from the point of view of a cache line. */
+enum topo_dist {
+	TOPO_SELF = 0, /* the same logical CPU */
+	TOPO_SMT,      /* sibling hardware thread of the same core */
+	TOPO_L3,       /* other core, same L3 (CCX, die) */
+	TOPO_PACKAGE,  /* other L3 domain of the same package */
+	TOPO_REMOTE,   /* another package */
+	TOPO_NDIST
+};
+
+struct topo_cpu {
+	int os_index;  /* the OS CPU number (hwloc PU os_index) */
+	int core;      /* logical core index, 0..ncores-1 */
+	int smt_rank;  /* 0 for the first hardware thread of its core, 1, ... */
+	int l3;        /* L3 domain index, 0..nl3-1 */
+	int package;   /* package index, 0..npackages-1 */
+	int numa;      /* NUMA node index, 0..nnuma-1 */
+};
+
+struct topology {
+	int ncpus;
+	int ncores;
+	int nl3;
+	int npackages;
+	int nnuma;
+	int threads_per_core; /* the largest number of PUs in one core */
+	struct topo_cpu *cpu; /* ncpus entries */
+	int *core_first_cpu;  /* ncores entries: CPU of smt_rank 0 */
+	char source[256];     /* "synthetic:...", "xml:PATH" or "local" */
+	char summary[256];    /* e.g. "2 packages, 2 NUMA nodes, 16 L3, 64 cores, 128 CPUs" */
+};
+
+/* Each loader fills @t (which the caller zeroes first) or fails with a
+ * message naming the description or file.  Returns 0 or MM_ETOPO/MM_ENOENT/
+ * MM_ENOMEM. */
+int topo_load_synthetic(struct topology *t, const char *desc, struct mm_error *err);
+int topo_load_xml(struct topology *t, const char *path, struct mm_error *err);
+int topo_load_local(struct topology *t, struct mm_error *err);
+void topo_free(struct topology *t);
+
+enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b);
+const char *topo_dist_name(enum topo_dist d); /* "self", "smt", "l3", "package", "remote" */
+
+/*
+ * Place @ntasks tasks as will-it-scale does: task i is bound to core
+ * i % ncores (package 0's cores first); the k-th task on a core takes its
+ * k-th hardware thread, so second threads are used only once every core
+ * has a task.  Writes the CPU of each task in @cpu_of_task.  Fails with
+ * MM_ERANGE if ntasks > ncpus.
+ */
+int topo_place(const struct topology *t, int ntasks, int *cpu_of_task, struct mm_error *err);
+
+/*
+ * The task counts at which the topology changes regime, in increasing
+ * order without duplicates: one full package of cores (only if there are
+ * several packages), every core busy, every hardware thread busy.
+ * Returns how many were written (at most @max).
+ */
+int topo_boundaries(const struct topology *t, int *out, int max);
+
+#endif

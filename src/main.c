@@ -1,0 +1,754 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim: predict how Linux mm locking scales with core count.
+ * Only this file prints and exits; the model returns error codes.
+ */
+#include "lock.h"
+#include "machine.h"
+#include "profile.h"
+#include "report.h"
+#include "scenario.h"
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <gsl/gsl_errno.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MMSIM_VERSION
+#define MMSIM_VERSION "0.0"
+#endif
+
+#define MAX_CURVES 16
+
+/* ---- options: one table, which also prints --help ------------------------ */
+
+struct opts {
+	int cores;
+	const char *scenario;
+	const char *machine;
+	const char *kernel;
+	const char *tasks;
+	const char *mode;
+	long long ops_per_task;
+	const char *format;
+	const char *plot;
+	int sensitivity;
+	unsigned long long seed;
+	long long events;
+	int help, version;
+};
+
+enum opt_type { O_INT, O_LL, O_ULL, O_STR, O_FLAG };
+
+struct opt_def {
+	const char *name;
+	enum opt_type type;
+	size_t offset;
+	const char *arg;
+	const char *dflt;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct opts, f)
+static const struct opt_def opt_table[] = {
+	{ "cores", O_INT, OFF(cores), "N", "the machine's CPUs (64 for generic)",
+	  "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine" },
+	{ "scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
+	  "scenarios or variants to predict (mmsim list), or scenario files" },
+	{ "machine", O_STR, OFF(machine), "NAME|FILE", "generic", "hardware profile" },
+	{ "kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile" },
+	{ "tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries",
+	  "task counts, e.g. 1,64,128,256" },
+	{ "mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not" },
+	{ "ops-per-task", O_LL, OFF(ops_per_task), "K", "0 (throughput)",
+	  "fixed work: K operations per task; report the makespan" },
+	{ "format", O_STR, OFF(format), "table|csv|json", "table",
+	  "csv is will-it-scale's exact format, one scenario per CSV" },
+	{ "plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL, "draw the curves with gnuplot" },
+	{ "sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
+	  "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies" },
+	{ "seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter" },
+	{ "events", O_LL, OFF(events), "E", "200000 + 2000 per task",
+	  "events simulated in each point's measurement window (longer: less noise)" },
+	{ "help", O_FLAG, OFF(help), NULL, NULL, "this text" },
+	{ "version", O_FLAG, OFF(version), NULL, NULL, "print the version" },
+};
+#define NOPTS (int)(sizeof(opt_table) / sizeof(opt_table[0]))
+
+static const struct command {
+	const char *name;
+	const char *help;
+} commands[] = {
+	{ "run", "predict scalability curves (the default command)" },
+	{ "list", "list scenarios and variants, machines, kernels and lock designs" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n\n");
+	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
+		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\noptions:\n");
+	for (int i = 0; i < NOPTS; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", opt_table[i].name, opt_table[i].arg ? " " : "",
+			 opt_table[i].arg ? opt_table[i].arg : "");
+		fprintf(f, "  %-32s %s", left, opt_table[i].help);
+		if (opt_table[i].dflt)
+			fprintf(f, " [default: %s]", opt_table[i].dflt);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nexample: mmsim --cores 256 --scenario has_pinned_write\n"
+		   "         mmsim --machine amd-2s-128c --scenario has_pinned_write,has_pinned_check --plot pin.png\n");
+}
+
+static int die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mmsim: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static int parse_num(const char *opt, const char *v, long long lo, long long hi, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	if (errno || end == v || *end)
+		return die(2, "--%s '%s': expected a whole number", opt, v);
+	if (*out < lo || *out > hi)
+		return die(2, "--%s %s is out of range (expected %lld to %lld)", opt, v, lo, hi);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		char name[64];
+		const struct opt_def *d = NULL;
+		long long n;
+		int rc;
+
+		if (strncmp(a, "--", 2))
+			return die(2, "unexpected argument '%s' (options start with --; see mmsim --help)", a);
+		eq = strchr(a, '=');
+		snprintf(name, sizeof(name), "%.*s", (int)(eq ? eq - a - 2 : (long)strlen(a + 2)), a + 2);
+		for (int k = 0; k < NOPTS; k++)
+			if (!strcmp(opt_table[k].name, name))
+				d = &opt_table[k];
+		if (!d)
+			return die(2, "unknown option '--%s' (see mmsim --help)", name);
+		if (d->type == O_FLAG) {
+			if (eq)
+				return die(2, "--%s takes no value", name);
+			*(int *)((char *)o + d->offset) = 1;
+			continue;
+		}
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else
+			return die(2, "--%s needs a value (%s)", name, d->arg);
+		switch (d->type) {
+		case O_INT:
+			if ((rc = parse_num(name, val, 1, MACHINE_MAX_CPUS, &n)))
+				return rc;
+			*(int *)((char *)o + d->offset) = (int)n;
+			break;
+		case O_LL:
+			if ((rc = parse_num(name, val, 1, 1LL << 40, &n)))
+				return rc;
+			*(long long *)((char *)o + d->offset) = n;
+			break;
+		case O_ULL:
+			if ((rc = parse_num(name, val, 0, LLONG_MAX, &n)))
+				return rc;
+			*(unsigned long long *)((char *)o + d->offset) = (unsigned long long)n;
+			break;
+		default:
+			if (!*val)
+				return die(2, "--%s needs a non-empty value (%s)", name, d->arg);
+			*(const char **)((char *)o + d->offset) = val;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- list --------------------------------------------------------------- */
+
+static int cmd_list(void)
+{
+	const char *const *names = profile_builtin_names("scenarios");
+	struct mm_error err;
+
+	printf("scenarios (variant: kernel, what it models):\n");
+	for (int i = 0; names[i]; i++) {
+		struct scenario sc;
+		char origin[128];
+
+		snprintf(origin, sizeof(origin), "builtin:scenarios/%s.scn", names[i]);
+		if (scenario_parse(&sc, origin, profile_builtin_text("scenarios", names[i]), &err))
+			return die(1, "%s", err.msg);
+		printf("  %s: %s\n    one op = %s\n", sc.name, sc.title, sc.opdoc);
+		for (int v = 0; v < sc.nvar; v++)
+			printf("    %-26s %-6s %s\n", sc.var[v].name, sc.var[v].kernel, sc.var[v].doc);
+		scenario_free(&sc);
+	}
+	printf("\nmachines:\n");
+	names = profile_builtin_names("machines");
+	for (int i = 0; names[i]; i++) {
+		struct profile p;
+		struct hw_profile hw;
+
+		if (profile_load(&p, "machines", names[i], &err) || hw_profile_derive(&hw, &p, &err))
+			return die(1, "%s", err.msg);
+		printf("  %-16s %s\n", names[i], hw.description);
+		profile_free(&p);
+	}
+	printf("\nkernels:\n");
+	names = profile_builtin_names("kernels");
+	for (int i = 0; names[i]; i++)
+		printf("  %s\n", names[i]);
+	printf("\nlock designs:\n");
+	for (int i = 0; lock_designs[i]; i++)
+		printf("  %-10s %-9s %s\n", lock_designs[i]->name, lock_designs[i]->kind, lock_designs[i]->doc);
+	return 0;
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+struct kernel_slot {
+	char key[256];
+	struct profile prof;
+	struct kernel_profile k;
+};
+
+struct run {
+	struct opts o;
+	struct machine m;
+	int ncurves;
+	struct scenario sc[MAX_CURVES];
+	int var[MAX_CURVES];
+	struct kernel_slot ks[MAX_CURVES];
+	int nks;
+	struct kernel_profile *kern[MAX_CURVES];
+	struct program prog[MAX_CURVES];
+	struct curve curve[MAX_CURVES];
+	int modes[2];
+	int tasks[REPORT_MAX_POINTS];
+	int npts;
+	double t_start;
+	int progress_shown;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress(void *arg, int done, int total)
+{
+	struct run *r = arg;
+	double el = now_s() - r->t_start;
+
+	if (el < 1.0 && done < total)
+		return;
+	if (el < 1.0 && !r->progress_shown)
+		return;
+	r->progress_shown = 1;
+	if (isatty(2))
+		fprintf(stderr, "\rmmsim: %d/%d simulations, %.1f s%s", done, total, el, done == total ? "\n" : "");
+	else if (done == total)
+		fprintf(stderr, "mmsim: %d simulations in %.1f s\n", total, el);
+}
+
+static int load_kernel(struct run *r, const char *name, struct kernel_profile **out, struct mm_error *err)
+{
+	int rc;
+
+	for (int i = 0; i < r->nks; i++)
+		if (!strcmp(r->ks[i].key, name)) {
+			*out = &r->ks[i].k;
+			return 0;
+		}
+	struct kernel_slot *ks = &r->ks[r->nks];
+
+	snprintf(ks->key, sizeof(ks->key), "%s", name);
+	if ((rc = profile_load(&ks->prof, "kernels", name, err)))
+		return rc;
+	if ((rc = kernel_profile_derive(&ks->k, &ks->prof, err))) {
+		profile_free(&ks->prof);
+		return rc;
+	}
+	r->nks++;
+	*out = &ks->k;
+	return 0;
+}
+
+static int add_curve(struct run *r, const char *name, struct mm_error *err)
+{
+	struct scenario sc;
+	int v, rc, first, last;
+
+	if ((rc = scenario_load(&sc, name, &v, err)))
+		return rc;
+	first = v >= 0 ? v : 0;
+	last = v >= 0 ? v : sc.nvar - 1;
+	for (v = first; v <= last; v++) {
+		int c = r->ncurves;
+		char kname[64];
+
+		if (c == MAX_CURVES) {
+			scenario_free(&sc);
+			return mm_fail(err, MM_ERANGE, "too many curves (at most %d)", MAX_CURVES);
+		}
+		/* each curve owns a copy of the parsed scenario */
+		if (v == first) {
+			r->sc[c] = sc;
+		} else if ((rc = scenario_load(&r->sc[c], name, &(int){ 0 }, err))) {
+			return rc;
+		}
+		r->var[c] = v;
+		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
+		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)))
+			return rc;
+		if ((rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err)))
+			return rc;
+		struct curve *cv = &r->curve[c];
+
+		snprintf(cv->scenario, sizeof(cv->scenario), "%s", sc.name);
+		snprintf(cv->variant, sizeof(cv->variant), "%s", sc.var[v].name);
+		snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
+		snprintf(cv->kernel, sizeof(cv->kernel), "%s", r->kern[c]->name);
+		snprintf(cv->opdoc, sizeof(cv->opdoc), "%s", sc.opdoc);
+		r->ncurves++;
+	}
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int task_list(struct run *r, int ncpus, struct mm_error *err)
+{
+	int n = 0;
+
+	if (r->o.tasks) {
+		char buf[4096], *save, *tok;
+
+		snprintf(buf, sizeof(buf), "%s", r->o.tasks);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(tok, &end, 10);
+			if (errno || end == tok || *end || v < 1)
+				return mm_fail(err, MM_EINVAL, "--tasks: '%s' is not a task count (expected e.g. 1,64,256)",
+					       tok);
+			if (v > ncpus)
+				return mm_fail(err, MM_ERANGE,
+					       "--tasks: %ld tasks, but the machine has %d logical CPUs (one task per CPU)",
+					       v, ncpus);
+			if (n == REPORT_MAX_POINTS)
+				return mm_fail(err, MM_ERANGE, "--tasks: at most %d points", REPORT_MAX_POINTS);
+			r->tasks[n++] = (int)v;
+		}
+	} else {
+		int b[8], nb = topo_boundaries(&r->m.topo, b, 8);
+
+		for (int t = 1; t <= ncpus; t *= 2)
+			r->tasks[n++] = t;
+		for (int i = 0; i < nb; i++)
+			if (b[i] <= ncpus)
+				r->tasks[n++] = b[i];
+		r->tasks[n++] = ncpus;
+	}
+	qsort(r->tasks, n, sizeof(int), cmp_int);
+	r->npts = 0;
+	for (int i = 0; i < n; i++)
+		if (!r->npts || r->tasks[r->npts - 1] != r->tasks[i])
+			r->tasks[r->npts++] = r->tasks[i];
+	return 0;
+}
+
+/* Jobs for every curve, mode and task count, plus the one-task point of each. */
+static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out, struct mm_error *err)
+{
+	int per = r->npts + 1, njobs = 0, rc;
+	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per, sizeof(*jobs));
+
+	if (!jobs)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int c = 0; c < r->ncurves; c++)
+		for (int m = 0; m < 2; m++) {
+			int mode_on = r->modes[0] || r->modes[1] ? r->modes[m] : (int)r->sc[c].mode == m;
+
+			if (!mode_on)
+				continue;
+			r->curve[c].has_mode[m] = 1;
+			for (int p = 0; p <= r->npts; p++) {
+				struct sim_config *cfg = &jobs[njobs++].cfg;
+
+				cfg->topo = &r->m.topo;
+				cfg->hw = &r->m.hw;
+				cfg->kernel = r->kern[c];
+				cfg->prog = &r->prog[c];
+				cfg->mode = m;
+				cfg->ntasks = p < r->npts ? r->tasks[p] : 1;
+				cfg->seed = r->o.seed;
+				cfg->ops_per_task = r->o.ops_per_task;
+				cfg->measure_events = (uint64_t)r->o.events;
+			}
+		}
+	r->t_start = now_s();
+	rc = sweep_run(jobs, njobs, progress, r, err);
+	if (rc) {
+		free(jobs);
+		return rc;
+	}
+	njobs = 0;
+	for (int c = 0; c < r->ncurves; c++) {
+		struct curve *cv = &r->curve[c];
+
+		cv->npts = r->npts;
+		cv->fixed_work = r->o.ops_per_task > 0;
+		memcpy(cv->tasks, r->tasks, r->npts * sizeof(int));
+		for (int m = 0; m < 2; m++) {
+			if (!cv->has_mode[m])
+				continue;
+			for (int p = 0; p < r->npts; p++)
+				cv->res[m][p] = &jobs[njobs++].res;
+			cv->linear1[m] = jobs[njobs++].res.ops_per_s;
+		}
+	}
+	*jobs_out = jobs;
+	*njobs_out = njobs;
+	return 0;
+}
+
+/* ---- sensitivity -------------------------------------------------------- */
+
+struct sens_item {
+	int machine; /* 1: an entry of the hardware profile, 0: of a kernel profile */
+	int kslot;
+	int entry;
+	char label[160];
+	int policy;  /* >= 0: an arbitration policy instead of an entry */
+};
+
+static int sens_variant(struct run *r, const struct sens_item *it, double factor, struct sim_result *out,
+			struct mm_error *err)
+{
+	/* Work on private copies of the profiles so that points can run in parallel. */
+	struct machine m = r->m;
+	struct profile mp, kp[MAX_CURVES];
+	struct kernel_profile kk[MAX_CURVES];
+	struct sweep_job *jobs;
+	int rc = 0, largest = r->tasks[r->npts - 1], nk = 0;
+
+	if (profile_copy(&mp, &r->m.prof))
+		return MM_ENOMEM;
+	for (int i = 0; i < r->nks; i++, nk++) {
+		if (profile_copy(&kp[i], &r->ks[i].prof)) {
+			rc = MM_ENOMEM;
+			goto out;
+		}
+	}
+	m.prof = mp;
+	if (it->policy >= 0) {
+		struct prof_entry *e = profile_find(&m.prof, "coherence", "arbitration");
+
+		snprintf(e->value, sizeof(e->value), "%s", it->policy ? "local-first" : "fifo");
+	} else {
+		struct prof_entry *e = it->machine ? &m.prof.e[it->entry] : &kp[it->kslot].e[it->entry];
+		double v = e->num * factor;
+
+		if (!strcmp(e->key, "batch_limit") || !strcmp(e->section, "batch"))
+			v = round(v) < 1 ? 1 : round(v);
+		e->num = v;
+		snprintf(e->value, sizeof(e->value), "%.17g", v);
+	}
+	if ((rc = hw_profile_derive(&m.hw, &m.prof, err)))
+		goto out;
+	for (int i = 0; i < r->nks; i++)
+		if ((rc = kernel_profile_derive(&kk[i], &kp[i], err)))
+			goto out;
+	jobs = calloc(r->ncurves, sizeof(*jobs));
+	if (!jobs) {
+		rc = MM_ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < r->ncurves; c++) {
+		struct sim_config *cfg = &jobs[c].cfg;
+		struct program prog;
+		int ks;
+
+		for (ks = 0; ks < r->nks && &r->ks[ks].k != r->kern[c]; ks++)
+			;
+		/* costs are resolved at compile time: recompile against the varied kernel */
+		if ((rc = scenario_compile(&r->sc[c], r->var[c], &kk[ks], &prog, err)))
+			break;
+		cfg->topo = &r->m.topo;
+		cfg->hw = &m.hw;
+		cfg->kernel = &kk[ks];
+		cfg->prog = &prog;
+		cfg->mode = r->curve[c].has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
+		cfg->ntasks = largest;
+		cfg->seed = r->o.seed;
+		cfg->ops_per_task = r->o.ops_per_task;
+		cfg->measure_events = (uint64_t)r->o.events;
+		jobs[c].rc = sim_run(cfg, &jobs[c].res, &jobs[c].err);
+		program_free(&prog);
+		if (jobs[c].rc) {
+			rc = jobs[c].rc;
+			*err = jobs[c].err;
+			break;
+		}
+		out[c] = jobs[c].res;
+	}
+	free(jobs);
+out:
+	profile_free(&mp);
+	for (int i = 0; i < nk; i++)
+		profile_free(&kp[i]);
+	return rc;
+}
+
+static int cmd_sensitivity(struct run *r, struct mm_error *err)
+{
+	struct sens_item items[256];
+	int n = 0, largest = r->tasks[r->npts - 1];
+	struct sim_result(*res)[2][MAX_CURVES];
+	int *rcs;
+	struct mm_error *errs;
+
+	for (int p = 0; p < 2; p++)
+		items[n++] = (struct sens_item){ .policy = p, .label = "" };
+	snprintf(items[0].label, sizeof(items[0].label), "arbitration = fifo");
+	snprintf(items[1].label, sizeof(items[1].label), "arbitration = local-first");
+	for (int i = 0; i < r->m.prof.nentries && n < 256; i++) {
+		const struct prof_entry *e = &r->m.prof.e[i];
+
+		if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) || !strcmp(e->key, "jitter"))
+			continue;
+		items[n] = (struct sens_item){ .machine = 1, .entry = i, .policy = -1 };
+		snprintf(items[n++].label, sizeof(items[0].label), "machine [%.20s] %.40s = %.30s (%s)", e->section,
+			 e->key, e->value, prof_tag_name(e->tag));
+	}
+	for (int k = 0; k < r->nks; k++)
+		for (int i = 0; i < r->ks[k].prof.nentries && n < 256; i++) {
+			const struct prof_entry *e = &r->ks[k].prof.e[i];
+
+			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
+			    strcmp(e->section, "costs"))
+				continue;
+			items[n] = (struct sens_item){ .machine = 0, .kslot = k, .entry = i, .policy = -1 };
+			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",
+				 r->ks[k].k.name, e->section, e->key, e->value, prof_tag_name(e->tag));
+		}
+	res = calloc(n, sizeof(*res));
+	rcs = calloc(n * 2, sizeof(int));
+	errs = calloc(n * 2, sizeof(*errs));
+	if (!res || !rcs || !errs) {
+		free(res);
+		free(rcs);
+		free(errs);
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	}
+	r->t_start = now_s();
+	int done = 0;
+
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int j = 0; j < 2 * n; j++) {
+		const struct sens_item *it = &items[j / 2];
+
+		if (it->policy >= 0 && (j & 1))
+			rcs[j] = 0;
+		else
+			rcs[j] = sens_variant(r, it, (j & 1) ? 2.0 : 0.5, res[j / 2][j & 1], &errs[j]);
+#pragma omp critical(mmsim_sens_progress)
+		progress(r, ++done, 2 * n);
+	}
+	printf("\nsensitivity at %d tasks (ops/s; each unmeasured number at 0.5x and 2x):\n", largest);
+	printf("  %-64s", "baseline");
+	for (int c = 0; c < r->ncurves; c++)
+		printf(" %22s", r->curve[c].label);
+	if (r->ncurves == 2)
+		printf(" %14s", "ratio 2nd/1st");
+	printf("\n  %-64s", "");
+	for (int c = 0; c < r->ncurves; c++) {
+		const struct curve *cv = &r->curve[c];
+		int m = cv->has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
+
+		printf(" %22.0f", cv->res[m][r->npts - 1]->ops_per_s);
+	}
+	if (r->ncurves == 2) {
+		int m0 = r->curve[0].has_mode[0] ? 0 : 1, m1 = r->curve[1].has_mode[0] ? 0 : 1;
+
+		printf(" %14.2f", r->curve[1].res[m1][r->npts - 1]->ops_per_s / r->curve[0].res[m0][r->npts - 1]->ops_per_s);
+	}
+	printf("\n");
+	for (int i = 0; i < n; i++) {
+		for (int f = 0; f < (items[i].policy >= 0 ? 1 : 2); f++) {
+			char lab[200];
+
+			if (items[i].policy >= 0)
+				snprintf(lab, sizeof(lab), "%s", items[i].label);
+			else
+				snprintf(lab, sizeof(lab), "%s x%s", items[i].label, f ? "2" : "0.5");
+			printf("  %-64.64s", lab);
+			if (rcs[2 * i + f]) {
+				printf(" n/a: %s\n", errs[2 * i + f].msg);
+				continue;
+			}
+			for (int c = 0; c < r->ncurves; c++)
+				printf(" %22.0f", res[i][f][c].ops_per_s);
+			if (r->ncurves == 2)
+				printf(" %14.2f", res[i][f][1].ops_per_s / res[i][f][0].ops_per_s);
+			printf("\n");
+		}
+	}
+	free(res);
+	free(rcs);
+	free(errs);
+	return 0;
+}
+
+static int cmd_run(struct opts *o, const char *cmdline)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct sweep_job *jobs = NULL;
+	struct mm_error err = { 0 };
+	struct report_ctx ctx;
+	int rc, njobs = 0, ncpus;
+	char buf[1024], *save, *tok;
+
+	if (!r)
+		return die(1, "out of memory");
+	r->o = *o;
+	if (!o->scenario) {
+		free(r);
+		return die(2, "--scenario is required (e.g. --scenario has_pinned_write; 'mmsim list' shows them)");
+	}
+	if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
+		free(r);
+		return die(2, "--format '%s': expected table, csv or json", o->format);
+	}
+	if (o->mode) {
+		if (!strcmp(o->mode, "threads"))
+			r->modes[SC_THREADS] = 1;
+		else if (!strcmp(o->mode, "processes"))
+			r->modes[SC_PROCESSES] = 1;
+		else if (!strcmp(o->mode, "both"))
+			r->modes[0] = r->modes[1] = 1;
+		else {
+			free(r);
+			return die(2, "--mode '%s': expected threads, processes or both", o->mode);
+		}
+	}
+	if ((rc = machine_load(&r->m, o->machine, o->cores, &err)))
+		goto fail;
+	ncpus = o->cores ? o->cores : r->m.topo.ncpus;
+	snprintf(buf, sizeof(buf), "%s", o->scenario);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if ((rc = add_curve(r, tok, &err)))
+			goto fail;
+	if (!strcmp(o->format, "csv") && r->ncurves > 1) {
+		rc = mm_fail(&err, MM_EINVAL,
+			     "--format csv holds one scenario (will-it-scale's format); '%s' gives %d curves: name "
+			     "one variant, or use --format table or json",
+			     o->scenario, r->ncurves);
+		goto fail;
+	}
+	if ((rc = task_list(r, ncpus, &err)))
+		goto fail;
+	if ((rc = run_curves(r, &jobs, &njobs, &err)))
+		goto fail;
+	ctx = (struct report_ctx){ .machine = r->m.hw.name, .machine_desc = r->m.hw.description,
+				   .topology = r->m.topo.summary, .ncpus = r->m.topo.ncpus, .seed = o->seed,
+				   .command = cmdline };
+	if (o->plot && (rc = report_plot(o->plot, &ctx, r->curve, r->ncurves, &err)))
+		goto fail;
+	if (!strcmp(o->format, "csv"))
+		report_csv(stdout, &r->curve[0]);
+	else if (!strcmp(o->format, "json"))
+		report_json(stdout, &ctx, r->curve, r->ncurves);
+	else
+		report_table(stdout, &ctx, r->curve, r->ncurves);
+	if (o->sensitivity && (rc = cmd_sensitivity(r, &err)))
+		goto fail;
+	rc = 0;
+fail:
+	if (rc)
+		die(1, "%s", err.msg[0] ? err.msg : mm_strerror(rc));
+	free(jobs);
+	for (int c = 0; c < r->ncurves; c++) {
+		program_free(&r->prog[c]);
+		scenario_free(&r->sc[c]);
+	}
+	for (int i = 0; i < r->nks; i++)
+		profile_free(&r->ks[i].prof);
+	machine_free(&r->m);
+	free(r);
+	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .machine = "generic", .format = "table", .seed = 1 };
+	char cmdline[2048] = "mmsim";
+	const char *cmd = "run";
+	int first = 1, rc;
+
+	gsl_set_error_handler_off();
+	for (int i = 1; i < argc; i++)
+		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s", argv[i]);
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		first = 2;
+	}
+	if ((rc = parse_opts(argc - first, argv + first, &o)))
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (o.version) {
+		printf("mmsim %s\n", MMSIM_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "run"))
+		return cmd_run(&o, cmdline);
+	return die(2, "unknown command '%s' (expected run or list; see mmsim --help)", cmd);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+#include "scenario.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const mode_name[2] = { "threads", "processes" };
+
+void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves)
+{
+	fprintf(f, "# machine: %s (%s); %s\n", ctx->machine, ctx->machine_desc, ctx->topology);
+	for (int i = 0; i < ncurves; i++) {
+		const struct curve *cv = &c[i];
+
+		for (int m = 0; m < 2; m++) {
+			if (!cv->has_mode[m])
+				continue;
+			fprintf(f, "\n%s  [%s, kernel %s, %s]\n", cv->label, cv->scenario, cv->kernel, mode_name[m]);
+			fprintf(f, "  one op = %s\n", cv->opdoc);
+			if (cv->fixed_work)
+				fprintf(f, "  %6s %14s %14s %9s %11s %12s\n", "tasks", "ops/s", "ops/s/task", "idle%",
+					"efficiency", "makespan_s");
+			else
+				fprintf(f, "  %6s %14s %14s %9s %11s\n", "tasks", "ops/s", "ops/s/task", "idle%",
+					"efficiency");
+			for (int p = 0; p < cv->npts; p++) {
+				const struct sim_result *r = cv->res[m][p];
+				double eff = cv->linear1[m] > 0 ? r->ops_per_s / (cv->linear1[m] * cv->tasks[p]) : 0;
+
+				fprintf(f, "  %6d %14.0f %14.1f %9.2f %10.1f%%", cv->tasks[p], r->ops_per_s,
+					r->ops_per_s_task, r->idle_pct, 100.0 * eff);
+				if (cv->fixed_work)
+					fprintf(f, " %12.6f", r->makespan_s);
+				fputc('\n', f);
+			}
+		}
+	}
+}
+
+void report_csv(FILE *f, const struct curve *c)
+{
+	/* exactly runtest.py's header and row format */
+	fprintf(f, "tasks,processes,processes_idle,threads,threads_idle,linear\n");
+	fprintf(f, "0,0,100,0,100,0\n");
+	for (int p = 0; p < c->npts; p++) {
+		const struct sim_result *th = c->has_mode[SC_THREADS] ? c->res[SC_THREADS][p] : NULL;
+		const struct sim_result *pr = c->has_mode[SC_PROCESSES] ? c->res[SC_PROCESSES][p] : NULL;
+		double lin = c->linear1[SC_THREADS] > c->linear1[SC_PROCESSES] ? c->linear1[SC_THREADS]
+									       : c->linear1[SC_PROCESSES];
+
+		fprintf(f, "%d,%lld,%0.2f,%lld,%0.2f,%lld\n", c->tasks[p], pr ? (long long)pr->ops_per_s : 0LL,
+			pr ? pr->idle_pct : 0.0, th ? (long long)th->ops_per_s : 0LL, th ? th->idle_pct : 0.0,
+			(long long)(lin * c->tasks[p]));
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves)
+{
+	fprintf(f, "{\n  \"machine\": ");
+	json_str(f, ctx->machine);
+	fprintf(f, ",\n  \"topology\": ");
+	json_str(f, ctx->topology);
+	fprintf(f, ",\n  \"cpus\": %d,\n  \"seed\": %llu,\n  \"curves\": [", ctx->ncpus, ctx->seed);
+	for (int i = 0; i < ncurves; i++) {
+		const struct curve *cv = &c[i];
+
+		for (int m = 0, first = 1; m < 2; m++) {
+			if (!cv->has_mode[m])
+				continue;
+			fprintf(f, "%s\n    {\"label\": ", i || !first ? "," : "");
+			first = 0;
+			json_str(f, cv->label);
+			fprintf(f, ", \"scenario\": ");
+			json_str(f, cv->scenario);
+			fprintf(f, ", \"variant\": ");
+			json_str(f, cv->variant);
+			fprintf(f, ", \"kernel\": ");
+			json_str(f, cv->kernel);
+			fprintf(f, ", \"mode\": \"%s\", \"op\": ", mode_name[m]);
+			json_str(f, cv->opdoc);
+			fprintf(f, ",\n     \"points\": [");
+			for (int p = 0; p < cv->npts; p++) {
+				const struct sim_result *r = cv->res[m][p];
+
+				fprintf(f,
+					"%s\n       {\"tasks\": %d, \"ops_per_s\": %.6g, \"ops_per_s_per_task\": %.6g, "
+					"\"idle_pct\": %.4f, \"efficiency\": %.6g, \"makespan_s\": %.9g, "
+					"\"events\": %llu}",
+					p ? "," : "", cv->tasks[p], r->ops_per_s, r->ops_per_s_task, r->idle_pct,
+					cv->linear1[m] > 0 ? r->ops_per_s / (cv->linear1[m] * cv->tasks[p]) : 0,
+					r->makespan_s, (unsigned long long)r->events);
+			}
+			fprintf(f, "]}");
+		}
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,
+		struct mm_error *err)
+{
+	const char *ext = strrchr(path, '.');
+	char script[] = "/tmp/mmsim-plot-XXXXXX";
+	char datafile[sizeof(script) + 8];
+	FILE *f, *d;
+	int fd, status, n = 0;
+	pid_t pid;
+
+	if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
+		return mm_fail(err, MM_EINVAL, "--plot %s: expected a file name ending in .png or .svg", path);
+	fd = mkstemp(script);
+	if (fd < 0)
+		return mm_fail(err, MM_EIO, "--plot: cannot create a temporary file: %s", strerror(errno));
+	snprintf(datafile, sizeof(datafile), "%s.dat", script);
+	f = fdopen(fd, "w");
+	d = fopen(datafile, "w");
+	if (!f || !d) {
+		if (f)
+			fclose(f);
+		if (d)
+			fclose(d);
+		unlink(script);
+		return mm_fail(err, MM_EIO, "--plot: cannot write temporary files");
+	}
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m])
+				continue;
+			fprintf(d, "# %s %s\n", c[i].label, mode_name[m]);
+			for (int p = 0; p < c[i].npts; p++)
+				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].res[m][p]->ops_per_s);
+			fprintf(d, "\n\n");
+		}
+	fclose(d);
+	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
+	fprintf(f, "set output '%s'\n", path);
+	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
+	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
+	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
+	fprintf(f, "plot ");
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m])
+				continue;
+			fprintf(f, "%s'%s' index %d with linespoints title '%s (%s)'", n ? ", " : "", datafile, n,
+				c[i].label, mode_name[m]);
+			n++;
+		}
+	fprintf(f, "\n");
+	fclose(f);
+	pid = fork();
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	unlink(script);
+	unlink(datafile);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return mm_fail(err, MM_EIO, "--plot %s: gnuplot failed%s", path,
+			       WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)" : "");
+	return 0;
+}

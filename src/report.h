@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Printing curves: the table a person reads, will-it-scale CSV, JSON, gnuplot plots. */
+#ifndef MMSIM_REPORT_H
+#define MMSIM_REPORT_H
+
+#include <stdio.h>
+#include "sim.h"
+
+#define REPORT_MAX_POINTS 512
+
+/* One predicted curve: a scenario variant on a machine and kernel, in one or both modes. */
+struct curve {
+	char label[128];    /* "has_pinned_write" or "pin_fast:has_pinned_write" */
+	char scenario[64];
+	char variant[64];
+	char kernel[64];
+	char opdoc[256];
+	int npts;
+	int tasks[REPORT_MAX_POINTS];
+	int has_mode[2];    /* [SC_THREADS], [SC_PROCESSES] */
+	struct sim_result *res[2][REPORT_MAX_POINTS];
+	double linear1[2];  /* ops/s of one task, for efficiency and 'linear' */
+	int fixed_work;
+};
+
+struct report_ctx {
+	const char *machine;
+	const char *machine_desc;
+	const char *topology;
+	int ncpus;
+	unsigned long long seed;
+	const char *command;
+};
+
+void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
+/* will-it-scale's CSV: one curve. */
+void report_csv(FILE *f, const struct curve *c);
+void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
+/* Writes a gnuplot script and runs gnuplot; 0 or an error code with a message. */
+int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,
+		struct mm_error *err);
+
+#endif
