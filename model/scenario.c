@@ -437,6 +437,10 @@ static int parse_body_line(struct parser *p)
 	case SA_COMPUTE:
 		if ((rc = parse_cost(p, i++, &st)))
 			return rc;
+		if (i < p->ntok && !strcmp(p->tok[i].text, "exp")) {
+			st.exp_dist = 1; /* queueing tests: exponential times */
+			i++;
+		}
 		break;
 	case SA_FENCE:
 		break;
@@ -686,6 +690,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->idx_div = st->idx_div;
 		in->mode = st->mode;
 		in->src_line = st->line_no;
+		in->exp_dist = st->exp_dist;
 		if (st->act == SA_COMPUTE) {
 			if (st->name[0]) {
 				if (kernel_cost_cycles(k, st->name, &in->cycles))

@@ -71,6 +71,7 @@ struct sc_step {
 	char name[SC_NAME]; /* named cost or count, "" if literal */
 	double literal;     /* literal cost in ns or cycles, or count */
 	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
+	int exp_dist;       /* COMPUTE: exponentially distributed with that mean */
 	uint32_t variants;  /* bit v set: the step belongs to variant v */
 	int match;          /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
 };
@@ -108,6 +109,7 @@ struct prog_insn {
 	enum sc_lockmode mode;
 	double cycles;   /* COMPUTE: cost in cycles (0 if ns) */
 	double ns;       /* COMPUTE: cost in ns (literal) */
+	int exp_dist;    /* COMPUTE: exponentially distributed, with that mean */
 	int64_t count;   /* REPEAT / EVERY */
 	int match;       /* index of the matching END / opener */
 	int src_line;

@@ -268,6 +268,9 @@ static void service(struct sim *s, int li)
 			invalidate_spinners(s, l, r->task);
 		r->extra_ps = 0;
 		schedule(s, now + c, EV_GRANT, s->picked[i], 0);
+		/* a locked operation keeps the line until it has completed (cache locking);
+		 * the extra picosecond lets the grantee's next instruction see it first */
+		c += (r->op == COH_RMW ? s->atomic_ps : 0) + 1;
 		if (c > longest)
 			longest = c;
 	}
@@ -492,7 +495,13 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 		s->res->locks[lk->stat].releases[t->lk.mode == SL_READ]++;
 		break;
 	default:
+		/* downgrade_write: as the simulation sees it, the writer leaves and a reader
+		 * enters when the operation starts (the logical change comes a bit later) */
 		t->lk.what = LK_DOWNGRADE;
+		lk->in_writers--;
+		lk->in_readers++;
+		s->res->locks[lk->stat].releases[0]++;
+		s->res->locks[lk->stat].acquires[1]++;
 		break;
 	}
 	t->in_lock = 1;
@@ -505,14 +514,9 @@ static void lock_end(struct sim *s, struct sim_task *t)
 	int rd = t->lk.mode == SL_READ;
 
 	t->in_lock = 0;
-	if (t->lk.what == LK_RELEASE)
+	if (t->lk.what == LK_RELEASE || t->lk.what == LK_DOWNGRADE)
 		return;
-	if (t->lk.what == LK_DOWNGRADE) {
-		lk->in_writers--;
-		lk->in_readers++;
-		st->releases[0]++;
-		st->acquires[1]++;
-	} else {
+	{
 		if (rd)
 			lk->in_readers++;
 		else
@@ -522,8 +526,13 @@ static void lock_end(struct sim *s, struct sim_task *t)
 			st->contended++;
 	}
 	/* mutual exclusion, checked on what the simulation saw */
-	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers))
+	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers)) {
 		st->violations++;
+		if (getenv("MMSIM_DEBUG"))
+			fprintf(stderr, "VIOL t=%lld task %d what %d mode %d in_w %d in_r %d holder %d nreaders %d wq %d\n",
+				(long long)s->eng.now, t->id, t->lk.what, t->lk.mode, lk->in_writers, lk->in_readers,
+				lk->holder, lk->nreaders, lk->wq_len);
+	}
 	if (lk->in_readers > st->max_readers)
 		st->max_readers = lk->in_readers;
 }
@@ -552,6 +561,11 @@ static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_i
 {
 	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle;
 
+	if (in->exp_dist && ps > 0) {
+		double u = (double)((splitmix(&s->rng) >> 11) + 1) * (1.0 / 9007199254740993.0);
+
+		return (int64_t)llround(-ps * log(u));
+	}
 	if (s->jitter > 0 && ps > 0) {
 		double u = (double)(splitmix(&s->rng) >> 11) * (1.0 / 9007199254740992.0);
 
@@ -626,6 +640,11 @@ static void run_task(struct sim *s, struct sim_task *t)
 		case SA_TRYLOCK:
 		case SA_UNLOCK:
 		case SA_DOWNGRADE:
+			/* a lock operation starts when the private time before it has passed */
+			if (t->delay > 0) {
+				schedule_resume(s, t);
+				return;
+			}
 			lock_begin(s, t, in);
 			break;
 		case SA_REPEAT:

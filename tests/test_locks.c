@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock designs: the same contract for every design in lock_designs[]
+ * (mutual exclusion, acquires = releases, no lost wake-ups, every task
+ * progresses, determinism), plus known answers: the machine-repairman queue
+ * for a spinlock, and rwsem readers that never sleep.
+ */
+#include "testutil.h"
+#include "lock.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const char *exclusive_scn =
+	"scenario ex\nop \"lock, hold, unlock, think\"\nlock L %s scope global\n"
+	"variant v kernel 9.9 \"test\"\nbegin\n  f lock L%s\n  f compute 200ns exp\n  f unlock L%s\n"
+	"  f compute 300ns exp\n";
+
+static const char *mixed_scn =
+	"scenario mixed\nop \"three reads, one write, one downgrade\"\nlock L %s scope global\n"
+	"variant v kernel 9.9 \"test\"\nbegin\n  repeat 3\n    f lock L read\n    f compute 300ns exp\n"
+	"    f unlock L read\n    f compute 100ns exp\n  end\n  f lock L write\n  f compute 200ns exp\n"
+	"  f unlock L write\n  f trylock L read\n  f compute 50ns\n  f unlock L read\n"
+	"  f lock L write\n  f compute 50ns\n  f downgrade L\n  f compute 50ns\n  f unlock L read\n";
+
+static void contract(const struct lock_design *d, const char *era, int fixed)
+{
+	char hw[1024], k[512], scn[1024];
+	const int shared = d->caps & LK_CAP_SHARED;
+	const char *type = !strcmp(d->kind, "spinlock") ? "spinlock" : d->kind;
+	struct tworld w;
+	struct sim_result r1, r2;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "local-first", 4, 0.02);
+	t_kernel_text(k, sizeof(k), "qspinlock", era);
+	if (shared && (d->caps & LK_CAP_DOWNGRADE))
+		snprintf(scn, sizeof(scn), mixed_scn, type);
+	else if (shared)
+		snprintf(scn, sizeof(scn), exclusive_scn, type, " write", " write");
+	else
+		snprintf(scn, sizeof(scn), exclusive_scn, type, "", "");
+	t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, k, scn);
+	struct sim_config c = t_cfg(&w, 12);
+
+	c.lock_design_override = d->name;
+	c.measure_events = 100000;
+	if (fixed)
+		c.ops_per_task = 40;
+	t_run(&c, &r1);
+	const struct sim_lock_stats *st = &r1.locks[0];
+
+	assert_string_equal(st->design, d->name);
+	if (st->violations)
+		fail_msg("%s (era %s, %s): %llu mutual exclusion violations", d->name, era, fixed ? "fixed work" : "throughput",
+			 (unsigned long long)st->violations);
+	/* acquires = releases, up to the tasks inside at the end */
+	for (int m = 0; m < 2; m++) {
+		assert_true(st->acquires[m] >= st->releases[m]);
+		assert_true(st->acquires[m] - st->releases[m] <= 12);
+	}
+	if (fixed) { /* every task finished: no lost wake-up, no lock left held */
+		assert_int_equal(st->acquires[0], st->releases[0]);
+		assert_int_equal(st->acquires[1], st->releases[1]);
+	}
+	assert_true(st->acquires[0] > 0);
+	assert_true(r1.min_task_ops > 0); /* nobody starved */
+	assert_true(st->contended > 0);   /* the test does exercise contention */
+	if (shared && (d->caps & LK_CAP_DOWNGRADE))
+		assert_true(st->max_readers > 1);
+	/* determinism: same inputs, same seed, same bytes */
+	t_run(&c, &r2);
+	assert_memory_equal(&r1, &r2, sizeof(r1));
+	t_world_free(&w);
+}
+
+static void every_design_keeps_the_contract(void **state)
+{
+	for (int i = 0; lock_designs[i]; i++) {
+		contract(lock_designs[i], "6.x", 0);
+		contract(lock_designs[i], "6.x", 1);
+	}
+}
+
+static void rwsem_keeps_the_contract_in_every_era(void **state)
+{
+	static const char *const eras[] = { "3.x", "5.11", "6.x" };
+
+	for (int e = 0; e < 3; e++) {
+		contract(&lock_rwsem, eras[e], 0);
+		contract(&lock_rwsem, eras[e], 1);
+	}
+}
+
+/*
+ * Machine repairman (M/M/1//N): N tasks think for exp(1/lambda), then hold
+ * one lock for exp(1/mu).  With transfers of a few picoseconds the lock is
+ * the single server: X = mu (1 - P0), P0 = 1 / sum_k N!/(N-k)! (lambda/mu)^k.
+ */
+static void spinlock_matches_machine_repairman(void **state)
+{
+	static const char *const designs[] = { "ticket", "qspinlock" };
+	const int n = 8;
+	const double hold_ns = 1000, think_ns = 3000, rho = hold_ns / think_ns;
+	double sum = 0, term = 1, expect;
+
+	for (int k = 0; k <= n; k++) {
+		sum += term;
+		term *= (n - k) * rho;
+	}
+	expect = (1 - 1 / sum) / (hold_ns * 1e-9);
+	for (int i = 0; i < 2; i++) {
+		char hw[1024], k[512], scn[512];
+		struct tworld w;
+		struct sim_result r;
+
+		t_hw_text(hw, sizeof(hw), 0.001, 0.001, 0.001, 0.001, 0.001, 0, "fifo", 8, 0);
+		t_kernel_text(k, sizeof(k), designs[i], "6.x");
+		snprintf(scn, sizeof(scn),
+			 "scenario mr\nop \"think, then hold the lock\"\nlock L spinlock scope global\n"
+			 "variant v kernel 9.9 \"test\"\nbegin\n  f compute %gns exp\n  f lock L\n"
+			 "  f compute %gns exp\n  f unlock L\n",
+			 think_ns, hold_ns);
+		t_world(&w, "pack:1 numa:1 core:8 pu:1", hw, k, scn);
+		struct sim_config c = t_cfg(&w, n);
+
+		c.measure_events = 3000000;
+		t_run(&c, &r);
+		assert_string_equal(r.locks[0].design, designs[i]);
+		if (fabs(r.ops_per_s - expect) > 0.03 * expect)
+			fail_msg("%s: %.0f ops/s, machine repairman says %.0f", designs[i], r.ops_per_s, expect);
+		t_world_free(&w);
+	}
+}
+
+static void rwsem_readers_alone_never_sleep(void **state)
+{
+	static const char *const eras[] = { "3.x", "5.11", "6.x" };
+
+	for (int e = 0; e < 3; e++) {
+		char hw[1024], k[512];
+		struct tworld w;
+		struct sim_result r;
+
+		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0.02);
+		t_kernel_text(k, sizeof(k), "qspinlock", eras[e]);
+		t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, k,
+			"scenario rd\nop \"read lock\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			"begin\n  f trylock L read\n  f compute 1000ns\n  f unlock L read\n  f lock L read\n"
+			"  f compute 1000ns\n  f unlock L read\n");
+		struct sim_config c = t_cfg(&w, 16);
+
+		t_run(&c, &r);
+		assert_int_equal(r.locks[0].sleeps, 0);
+		assert_int_equal(r.locks[0].violations, 0);
+		assert_true(r.locks[0].max_readers > 1);
+		assert_true(r.idle_pct < 1e-9); /* 16 of 16 CPUs, nobody off-CPU */
+		t_world_free(&w);
+	}
+}
+
+/* A writer-heavy rwsem must put waiters to sleep, and idle time must show it. */
+static void rwsem_writers_sleep_and_idle_counts_it(void **state)
+{
+	char hw[1024], k[512];
+	struct tworld w;
+	struct sim_result r;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0.02);
+	t_kernel_text(k, sizeof(k), "qspinlock", "3.x");
+	t_world(&w, "pack:1 numa:1 core:8 pu:1", hw, k,
+		"scenario wr\nop \"write lock\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+		"begin\n  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f compute 100ns\n");
+	struct sim_config c = t_cfg(&w, 8);
+
+	t_run(&c, &r);
+	assert_true(r.locks[0].sleeps > 0);
+	assert_true(r.locks[0].wakeups > 0);
+	assert_true(r.idle_pct > 10);
+	/* one writer at a time: at most 1 / (hold) operations a second */
+	assert_true(r.ops_per_s <= 1e9 / 2000.0 * 1.001);
+	t_world_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_design_keeps_the_contract),
+		cmocka_unit_test(rwsem_keeps_the_contract_in_every_era),
+		cmocka_unit_test(spinlock_matches_machine_repairman),
+		cmocka_unit_test(rwsem_readers_alone_never_sleep),
+		cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
