@@ -68,7 +68,13 @@ void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint
 	l->owner = -1;
 	l->last = -1;
 	l->sharers = bits;
-	l->qhead = l->qtail = -1;
+}
+
+void coh_line_free(struct coh_line *l)
+{
+	free(l->q);
+	l->q = NULL;
+	l->qlen = l->qcap = 0;
 }
 
 /* Through the home directory, a cross-L3 hop on a foreign package costs a remote one. */
@@ -175,67 +181,63 @@ void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op)
 	l->grants++;
 }
 
-void coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx)
+int coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx)
 {
-	pool[idx].next = -1;
-	if (l->qtail >= 0)
-		pool[l->qtail].next = idx;
-	else
-		l->qhead = idx;
-	l->qtail = idx;
+	if (l->qlen == l->qcap) {
+		int32_t cap = l->qcap ? 2 * l->qcap : 8;
+		struct coh_qent *q = realloc(l->q, (size_t)cap * sizeof(*q));
+
+		if (!q)
+			return MM_ENOMEM;
+		l->q = q;
+		l->qcap = cap;
+	}
+	l->q[l->qlen].idx = idx;
+	l->q[l->qlen].cpu = pool[idx].cpu;
 	l->qlen++;
+	return 0;
 }
 
-static void unlink_req(struct coh_line *l, struct coh_req *pool, int32_t prev, int32_t idx)
+static void remove_at(struct coh_line *l, int k)
 {
-	if (prev >= 0)
-		pool[prev].next = pool[idx].next;
-	else
-		l->qhead = pool[idx].next;
-	if (l->qtail == idx)
-		l->qtail = prev;
+	memmove(&l->q[k], &l->q[k + 1], (size_t)(l->qlen - k - 1) * sizeof(l->q[0]));
 	l->qlen--;
 }
 
 int coh_pick(const struct coh_model *m, struct coh_line *l, struct coh_req *pool, int32_t *out, int max)
 {
-	int32_t best = l->qhead, best_prev = -1, prev, i;
-	int n = 0;
+	int best = 0, n = 0, k;
 
-	if (best < 0 || max < 1)
+	if (!l->qlen || max < 1)
 		return 0;
 	if (m->policy == ARB_LOCAL_FIRST && l->last >= 0 && l->bypass < m->batch_limit) {
-		enum topo_dist bd = coh_dist(m, l->last, pool[best].cpu, l->home);
+		/* the hot loop of a contended line: one row of the distance table */
+		const uint8_t *row = m->dist + (size_t)l->last * m->topo->ncpus;
+		const int foreign_pkg = m->home_snoop ? m->pkg_of_node[l->home] : -1;
+		enum topo_dist bd = coh_dist(m, l->last, l->q[0].cpu, l->home);
 
 		/* nothing but the CPU itself is nearer than its SMT sibling: stop there */
-		for (prev = best, i = pool[best].next; i >= 0 && bd > TOPO_SMT; prev = i, i = pool[i].next) {
-			enum topo_dist d = coh_dist(m, l->last, pool[i].cpu, l->home);
+		for (k = 1; k < l->qlen && bd > TOPO_SMT; k++) {
+			enum topo_dist d = (enum topo_dist)row[l->q[k].cpu];
 
+			if (d == TOPO_PACKAGE && foreign_pkg >= 0 && m->topo->cpu[l->q[k].cpu].package != foreign_pkg)
+				d = TOPO_REMOTE;
 			if (d < bd) {
 				bd = d;
-				best = i;
-				best_prev = prev;
+				best = k;
 			}
 		}
 	}
-	l->bypass = best == l->qhead ? 0 : l->bypass + 1;
+	l->bypass = best == 0 ? 0 : l->bypass + 1;
 
-	if (pool[best].op != COH_LOAD) {
-		unlink_req(l, pool, best_prev, best);
-		out[0] = best;
+	out[n++] = l->q[best].idx;
+	remove_at(l, best);
+	if (pool[out[0]].op != COH_LOAD)
 		return 1;
-	}
-	/* a load: take it and every load queued before the first exclusive request */
-	out[n++] = best;
-	unlink_req(l, pool, best_prev, best);
-	for (prev = -1, i = l->qhead; i >= 0 && n < max;) {
-		int32_t next = pool[i].next;
-
-		if (pool[i].op != COH_LOAD)
-			break;
-		unlink_req(l, pool, prev, i);
-		out[n++] = i;
-		i = next;
-	}
+	/* a load: with it, every load queued before the first exclusive request */
+	for (k = 0; k < l->qlen && n < max && pool[l->q[k].idx].op == COH_LOAD; k++)
+		out[n++] = l->q[k].idx;
+	memmove(&l->q[0], &l->q[k], (size_t)(l->qlen - k) * sizeof(l->q[0]));
+	l->qlen -= k;
 	return n;
 }

@@ -44,7 +44,6 @@ static inline int coh_exclusive(int op)
 }
 
 struct coh_req {
-	int32_t next; /* next request in the line's queue, -1 at the end */
 	int32_t task;
 	int32_t cpu;
 	int32_t op;
@@ -57,7 +56,12 @@ struct coh_line {
 	int32_t last;  /* CPU that received the last grant, or -1 */
 	int32_t nsharers;
 	uint64_t *sharers; /* bitset over CPUs (when owner < 0) */
-	int32_t qhead, qtail, qlen;
+	/* pending requests in arrival order: contiguous, so that local-first's
+	 * scan of a long queue stays in the cache */
+	struct coh_qent {
+		int32_t idx, cpu;
+	} *q;
+	int32_t qlen, qcap;
 	int32_t busy;   /* a transfer is in flight */
 	int32_t bypass; /* local-first: consecutive grants that skipped the oldest */
 	uint64_t grants, transfers, mem_fetches;
@@ -82,6 +86,7 @@ void coh_model_free(struct coh_model *m);
 
 /* @bits must have m->nwords zeroed words; the line starts in memory. */
 void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint64_t *bits);
+void coh_line_free(struct coh_line *l);
 
 /* Can @cpu perform @op without a transfer? */
 int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
@@ -95,8 +100,8 @@ void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op);
 /* Distance class between two CPUs for a line homed at @home. */
 enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home);
 
-/* Queue @idx (an entry of @pool) on the line, in arrival order. */
-void coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx);
+/* Queue @idx (an entry of @pool) on the line, in arrival order.  0 or MM_ENOMEM. */
+int coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx);
 
 /*
  * Choose what to grant next by the model's policy and take it off the

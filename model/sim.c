@@ -232,7 +232,8 @@ static void invalidate_spinners(struct sim *s, struct sim_line *l, int except_ta
 			r->cpu = st->cpu;
 			r->op = COH_LOAD;
 			r->extra_ps = s->pause_ps;
-			coh_enqueue(&l->c, s->req, 2 * u);
+			if (coh_enqueue(&l->c, s->req, 2 * u) && !s->failed)
+				s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
 		}
 		u = next;
 	}
@@ -326,7 +327,10 @@ static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 	r->cpu = t->cpu;
 	r->op = op;
 	r->extra_ps = 0;
-	coh_enqueue(&l->c, s->req, 2 * t->id);
+	if (coh_enqueue(&l->c, s->req, 2 * t->id)) {
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+		return 0;
+	}
 	t->state = T_WAIT_LINE;
 	service(s, li);
 	return 0;
@@ -362,7 +366,10 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 	t->ps_apply = apply;
 	t->ps_lk = lk;
 	t->ps_arg = arg;
-	coh_enqueue(&l->c, s->req, 2 * t->id + 1);
+	if (coh_enqueue(&l->c, s->req, 2 * t->id + 1)) {
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+		return 0;
+	}
 	service(s, li);
 	t->delay += s->hit_ps;
 	return 1;
@@ -1011,6 +1018,9 @@ static void teardown(struct sim *s)
 		}
 	free(s->task);
 	free(s->task_of_cpu);
+	if (s->line)
+		for (int i = 0; i < s->nlines; i++)
+			coh_line_free(&s->line[i].c);
 	free(s->line);
 	free(s->bits);
 	free(s->req);

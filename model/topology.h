@@ -8,8 +8,10 @@
  * CPUs are numbered 0..ncpus-1 in hwloc's logical PU order (package 0
  * first, then core by core), which is not the OS numbering.  Cores, L3
  * domains, packages and NUMA nodes are numbered likewise by hwloc logical
- * index.  A machine without an L3 object gets one L3 domain per package;
- * one without NUMA objects gets one node per package.
+ * index.  A machine without an L3 object gets one L3 domain per package.
+ * hwloc always reports at least one NUMA node: a synthetic description
+ * without "numa:" has ONE node for the whole machine, so a multi-socket
+ * description should say "numa:1" per package.
  */
 #ifndef MMSIM_TOPOLOGY_H
 #define MMSIM_TOPOLOGY_H

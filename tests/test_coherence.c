@@ -41,6 +41,7 @@ static void cw_init(struct cworld *w, enum arb_policy pol, int home_snoop)
 
 static void cw_free(struct cworld *w)
 {
+	coh_line_free(&w->l);
 	coh_model_free(&w->m);
 	topo_free(&w->topo);
 }
@@ -91,7 +92,7 @@ static void home_snoop_makes_foreign_cross_l3_hops_remote(void **state)
 static void enqueue(struct cworld *w, int idx, int cpu, int op)
 {
 	w->pool[idx] = (struct coh_req){ .task = idx, .cpu = cpu, .op = op };
-	coh_enqueue(&w->l, w->pool, idx);
+	assert_int_equal(coh_enqueue(&w->l, w->pool, idx), 0);
 }
 
 static void fifo_grants_in_arrival_order_and_batches_loads(void **state)

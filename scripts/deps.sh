@@ -1,0 +1,14 @@
+#!/bin/sh
+# Installs what mmsim needs to build, test and plot on Debian 12 (run as root).
+set -e
+export DEBIAN_FRONTEND=noninteractive
+pkgs="build-essential cmake pkg-config libhwloc-dev hwloc libinih-dev libgsl-dev libcmocka-dev gnuplot-nox"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	apt-get update -qq
+	apt-get install -y -qq $missing >/dev/null
+fi
+echo "deps: ok ($pkgs)"

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulation as a whole: hand-computed small cases (posted stores,
+ * fixed work, idle floor), thread vs process mode, stall detection, and
+ * determinism across OpenMP thread counts.
+ */
+#include "testutil.h"
+#include "sweep.h"
+
+#include <omp.h>
+#include <stdlib.h>
+
+static void world(struct tworld *w, const char *topo, double lat, const char *scn)
+{
+	char hw[1024], k[512];
+
+	t_hw_text(hw, sizeof(hw), 0.001, lat, lat, lat, lat, 0, "fifo", 8, 0);
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	t_world(w, topo, hw, k, scn);
+}
+
+/* Two CPUs bouncing one line, 200 ns apart, 1 us of work per operation. */
+static void stores_are_posted_but_atomics_wait(void **state)
+{
+	static const char *const fmt = "scenario sb\nop \"x\"\nfield g scope global\nvariant v kernel 9.9 \"t\"\n"
+				       "begin\n  f %s g\n  f compute 1000ns\n";
+	char scn[512];
+	struct tworld w;
+	struct sim_result r;
+
+	snprintf(scn, sizeof(scn), fmt, "store");
+	world(&w, "pack:2 numa:1 core:1 pu:1", 200, scn);
+	struct sim_config c = t_cfg(&w, 2);
+
+	t_run(&c, &r);
+	/* the store's transfer overlaps the work: 1 us per operation */
+	assert_float_equal(r.ops_per_s, 2 * 1e6, 2e6 * 0.01);
+	t_world_free(&w);
+
+	snprintf(scn, sizeof(scn), fmt, "atomic");
+	world(&w, "pack:2 numa:1 core:1 pu:1", 200, scn);
+	c = t_cfg(&w, 2);
+	t_run(&c, &r);
+	/* the atomic waits for the line: 1.2 us per operation */
+	assert_float_equal(r.ops_per_s, 2 / 1.2e-6, 2 / 1.2e-6 * 0.01);
+	t_world_free(&w);
+}
+
+static void fixed_work_makespan_and_idle_floor(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+
+	world(&w, "pack:1 numa:1 core:8 pu:1", 10,
+	      "scenario fw\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
+	      "  f compute 1000ns\n  f atomic p\n");
+	struct sim_config c = t_cfg(&w, 2);
+
+	c.ops_per_task = 10;
+	t_run(&c, &r);
+	/* 10 x 1 us: the private line is always a hit (1 ps each) */
+	assert_float_equal(r.makespan_s, 10e-6, 1e-9);
+	/* runtest.py's floor: 2 busy CPUs of 8 */
+	assert_float_equal(r.idle_pct, 75.0, 1e-3);
+	c.ops_per_task = 0;
+	t_run(&c, &r);
+	assert_float_equal(r.ops_per_s, 2e6, 2e6 * 1e-3);
+	assert_float_equal(r.idle_pct, 75.0, 1e-3);
+	t_world_free(&w);
+}
+
+/* An mm-scoped hot line: shared by threads, private to each process. */
+static void threads_share_the_mm_processes_do_not(void **state)
+{
+	struct tworld w;
+	struct sim_result one, thr, proc;
+
+	world(&w, "pack:2 numa:1 core:4 pu:1", 100,
+	      "scenario mm\nop \"x\"\nfield m scope mm\nvariant v kernel 9.9 \"t\"\nbegin\n"
+	      "  f atomic m\n  f compute 50ns\n");
+	struct sim_config c = t_cfg(&w, 1);
+
+	t_run(&c, &one);
+	c.ntasks = 8;
+	t_run(&c, &thr);
+	c.mode = SC_PROCESSES;
+	t_run(&c, &proc);
+	assert_float_equal(proc.ops_per_s, 8 * one.ops_per_s, 8 * one.ops_per_s * 0.01);
+	assert_float_equal(thr.ops_per_s, 1e7, 1e7 * 0.01); /* one 100 ns transfer per operation */
+	t_world_free(&w);
+}
+
+static void a_lock_never_released_is_reported_not_hung(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+	struct mm_error err;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario dl\nop \"x\"\nlock L spinlock scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
+	      "  f lock L\n  f compute 10ns\n  f lock L\n");
+	struct sim_config c = t_cfg(&w, 2);
+
+	assert_int_equal(sim_run(&c, &r, &err), MM_ESTALL);
+	assert_non_null(strstr(err.msg, "stalled"));
+	c.ops_per_task = 5;
+	assert_int_equal(sim_run(&c, &r, &err), MM_ESTALL);
+	t_world_free(&w);
+}
+
+static void too_many_tasks_is_an_error(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+	struct mm_error err;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario x\nop \"x\"\nfield g scope global\nvariant v kernel 9.9 \"t\"\nbegin\n  f load g\n");
+	struct sim_config c = t_cfg(&w, 3);
+
+	assert_int_equal(sim_run(&c, &r, &err), MM_ERANGE);
+	t_world_free(&w);
+}
+
+/* The same points give the same bytes with 1 or 2 OpenMP threads. */
+static void sweep_is_deterministic_across_thread_counts(void **state)
+{
+	char hw[1024], k[512];
+	struct tworld w;
+	struct sweep_job a[6], b[6];
+	struct mm_error err;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "local-first", 4, 0.02);
+	t_kernel_text(k, sizeof(k), "qspinlock", "5.11");
+	t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, k,
+		"scenario d\nop \"x\"\nfield m scope mm\nfield n scope node\nlock L rwsem scope mm\n"
+		"variant v kernel 9.9 \"t\"\nbegin\n  f trylock L read\n  f atomic n\n  f compute 300ns\n"
+		"  f unlock L read\n  every 4\n    f lock L write\n    f store m\n    f unlock L write\n"
+		"  end\n  f compute 200ns exp\n");
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 6; i++) {
+		a[i].cfg = t_cfg(&w, 1 + 3 * i);
+		a[i].cfg.measure_events = 50000;
+	}
+	memcpy(b, a, sizeof(a));
+	omp_set_num_threads(1);
+	assert_int_equal(sweep_run(a, 6, NULL, NULL, &err), 0);
+	omp_set_num_threads(2);
+	assert_int_equal(sweep_run(b, 6, NULL, NULL, &err), 0);
+	for (int i = 0; i < 6; i++)
+		assert_memory_equal(&a[i].res, &b[i].res, sizeof(a[i].res));
+	/* and the seed matters */
+	a[3].cfg.seed = 99;
+	assert_int_equal(sweep_run(a + 3, 1, NULL, NULL, &err), 0);
+	assert_true(a[3].res.ops_per_s != b[3].res.ops_per_s);
+	t_world_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stores_are_posted_but_atomics_wait),
+		cmocka_unit_test(fixed_work_makespan_and_idle_floor),
+		cmocka_unit_test(threads_share_the_mm_processes_do_not),
+		cmocka_unit_test(a_lock_never_released_is_reported_not_hung),
+		cmocka_unit_test(too_many_tasks_is_an_error),
+		cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
