@@ -60,9 +60,9 @@ struct coh_line {
 	 * scan of a long queue stays in the cache */
 	struct coh_qent {
 		int32_t idx, cpu;
-	} *q;
+	} * q;
 	int32_t qlen, qcap;
-	int32_t busy;   /* a transfer is in flight */
+	int32_t busy;	/* a transfer is in flight */
 	int32_t bypass; /* local-first: consecutive grants that skipped the oldest */
 	uint64_t grants, transfers, mem_fetches;
 	int64_t transfer_ps; /* sum of transfer times */
@@ -70,10 +70,10 @@ struct coh_line {
 
 struct coh_model {
 	const struct topology *topo;
-	int nwords; /* 64-bit words per CPU bitset */
+	int nwords;				  /* 64-bit words per CPU bitset */
 	uint64_t *core_mask, *l3_mask, *pkg_mask; /* one bitset per core / L3 / package */
-	int *pkg_of_node; /* package holding each NUMA node */
-	uint8_t *dist;    /* ncpus x ncpus distance classes */
+	int *pkg_of_node;			  /* package holding each NUMA node */
+	uint8_t *dist;				  /* ncpus x ncpus distance classes */
 	int64_t lat_ps[TOPO_NDIST];
 	int64_t mem_local_ps, mem_remote_ps;
 	int home_snoop;

@@ -26,7 +26,7 @@ void engine_free(struct engine *e)
 
 int engine_schedule(struct engine *e, sim_time_t at, int32_t kind, int32_t a, int64_t b)
 {
-	struct engine_event ev = { at, e->next_seq++, kind, a, b };
+	struct engine_event ev = {at, e->next_seq++, kind, a, b};
 	size_t i;
 
 	if (at < e->now)

@@ -5,11 +5,7 @@
 
 /* Every lock design; listings and the contract tests iterate this table. */
 const struct lock_design *const lock_designs[] = {
-	&lock_ticket,
-	&lock_qspinlock,
-	&lock_rwsem,
-	&lock_vma,
-	NULL,
+    &lock_ticket, &lock_qspinlock, &lock_rwsem, &lock_vma, NULL,
 };
 
 const struct lock_design *lock_design_find(const char *name)

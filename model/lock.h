@@ -42,14 +42,14 @@ struct lock_design {
 /* The logical state of one lock instance. */
 struct lock_inst {
 	const struct lock_design *d;
-	int stat;          /* index of its struct sim_lock_stats */
-	int line[2];       /* [0] lock word / count, [1] owner, wait_lock, osq (rwsem) */
-	int era;           /* rwsem: 3 (3.x), 5 (5.11), 6 (6.x) */
-	int holder;        /* writer or spinlock holder task, -1 */
+	int stat;    /* index of its struct sim_lock_stats */
+	int line[2]; /* [0] lock word / count, [1] owner, wait_lock, osq (rwsem) */
+	int era;     /* rwsem: 3 (3.x), 5 (5.11), 6 (6.x) */
+	int holder;  /* writer or spinlock holder task, -1 */
 	int nreaders;
-	int pending;       /* qspinlock pending waiter, -1 */
-	int handoff;       /* rwsem RWSEM_FLAG_HANDOFF */
-	uint64_t version;  /* bumps at every change of the count word (cmpxchg failures) */
+	int pending;	  /* qspinlock pending waiter, -1 */
+	int handoff;	  /* rwsem RWSEM_FLAG_HANDOFF */
+	uint64_t version; /* bumps at every change of the count word (cmpxchg failures) */
 	int64_t next_ticket, serving;
 	/* FIFO of waiting tasks: rwsem wait_list, qspinlock MCS queue */
 	int *wq;
@@ -68,13 +68,13 @@ struct lk_task {
 	enum lk_what what;
 	enum sc_lockmode mode;
 	int phase;
-	int granted;     /* set by a waker or an MCS predecessor */
-	int osq_go;      /* rwsem: the previous optimistic spinner left the osq */
+	int granted; /* set by a waker or an MCS predecessor */
+	int osq_go;  /* rwsem: the previous optimistic spinner left the osq */
 	sim_time_t spin_since;
 	int64_t ticket;
-	uint64_t seen;   /* count-word version seen by a trylock's load */
+	uint64_t seen;	  /* count-word version seen by a trylock's load */
 	sim_time_t since; /* when waiting or spinning began */
-	int first_try;   /* still on the first attempt (for 'contended') */
+	int first_try;	  /* still on the first attempt (for 'contended') */
 };
 
 /* ---- primitives the simulation offers to lock designs ------------------- */

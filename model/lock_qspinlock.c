@@ -102,7 +102,8 @@ static int q_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = 7;
 			break;
 		default: /* hand the MCS lock to the next waiter */
-			if (!lk_store(s, t, lk_node_line(s, lk_wq_first(lk, NULL)), q_signal, lk, lk_wq_first(lk, NULL)))
+			if (!lk_store(s, t, lk_node_line(s, lk_wq_first(lk, NULL)), q_signal, lk,
+				      lk_wq_first(lk, NULL)))
 				return LK_WAIT;
 			return LK_DONE;
 		}
@@ -110,8 +111,8 @@ static int q_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 }
 
 const struct lock_design lock_qspinlock = {
-	.name = "qspinlock",
-	.kind = "spinlock",
-	.doc = "queued spinlock (x86 >= 4.2): pending bit + MCS queue",
-	.op = q_op,
+    .name = "qspinlock",
+    .kind = "spinlock",
+    .doc = "queued spinlock (x86 >= 4.2): pending bit + MCS queue",
+    .op = q_op,
 };

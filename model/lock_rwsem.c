@@ -98,14 +98,14 @@ static int osq_leave(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 
 enum {
 	P_START = 0,
-	P_OWNER,        /* store owner, then done */
-	P_RD_SLOW,      /* rwsem_down_read_slowpath */
-	P_RD_SPIN,      /* 5.11 reader optimistic spin */
-	P_QUEUE,        /* take wait_lock and queue */
-	P_SET_WAITERS,  /* first waiter: RWSEM_FLAG_WAITERS on count */
-	P_DROP_WL,      /* drop wait_lock, then sleep */
+	P_OWNER,       /* store owner, then done */
+	P_RD_SLOW,     /* rwsem_down_read_slowpath */
+	P_RD_SPIN,     /* 5.11 reader optimistic spin */
+	P_QUEUE,       /* take wait_lock and queue */
+	P_SET_WAITERS, /* first waiter: RWSEM_FLAG_WAITERS on count */
+	P_DROP_WL,     /* drop wait_lock, then sleep */
 	P_SLEEP,
-	P_TAKEN_WL,     /* took the lock under wait_lock: drop it, then owner */
+	P_TAKEN_WL,	/* took the lock under wait_lock: drop it, then owner */
 	P_WR_SPIN_JOIN, /* rwsem_optimistic_spin */
 	P_WR_OSQ_WAIT,
 	P_WR_SPIN,
@@ -113,14 +113,14 @@ enum {
 	P_WR_STEAL,
 	P_WR_LEAVE_GOT,
 	P_WR_LEAVE_QUEUE,
-	P_WR_RETRY,     /* woken writer: take wait_lock and try */
+	P_WR_RETRY, /* woken writer: take wait_lock and try */
 	P_WR_RETRY_DROP,
 	P_WR_RETRY_GOT,
-	P_TRY_LOAD,     /* down_read_trylock: read count */
+	P_TRY_LOAD, /* down_read_trylock: read count */
 	P_TRY_CMPXCHG,
-	P_REL_OWNER,    /* up_write: clear owner */
+	P_REL_OWNER, /* up_write: clear owner */
 	P_REL_COUNT,
-	P_WAKE_WL,      /* rwsem_wake: wait_lock, mark_wake, drop */
+	P_WAKE_WL, /* rwsem_wake: wait_lock, mark_wake, drop */
 	P_WAKE_DROP,
 };
 
@@ -416,10 +416,10 @@ static int rwsem_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 }
 
 const struct lock_design lock_rwsem = {
-	.name = "rwsem",
-	.kind = "rwsem",
-	.doc = "rw_semaphore: reader fast path, trylock cmpxchg loop, optimistic spinning, sleeping waiters, "
-	       "handoff, downgrade (per kernel era)",
-	.caps = LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS,
-	.op = rwsem_op,
+    .name = "rwsem",
+    .kind = "rwsem",
+    .doc = "rw_semaphore: reader fast path, trylock cmpxchg loop, optimistic spinning, sleeping waiters, "
+	   "handoff, downgrade (per kernel era)",
+    .caps = LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS,
+    .op = rwsem_op,
 };

@@ -42,8 +42,8 @@ static int ticket_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 }
 
 const struct lock_design lock_ticket = {
-	.name = "ticket",
-	.kind = "spinlock",
-	.doc = "ticket spinlock (x86 <= 4.1): all waiters spin on one word",
-	.op = ticket_op,
+    .name = "ticket",
+    .kind = "spinlock",
+    .doc = "ticket spinlock (x86 <= 4.1): all waiters spin on one word",
+    .op = ticket_op,
 };

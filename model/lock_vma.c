@@ -79,9 +79,9 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 }
 
 const struct lock_design lock_vma = {
-	.name = "vma_lock",
-	.kind = "vma_lock",
-	.doc = "per-VMA lock (6.4+): one atomic per reader, writers wait for readers to drain",
-	.caps = LK_CAP_SHARED,
-	.op = vma_op,
+    .name = "vma_lock",
+    .kind = "vma_lock",
+    .doc = "per-VMA lock (6.4+): one atomic per reader, writers wait for readers to drain",
+    .caps = LK_CAP_SHARED,
+    .op = vma_op,
 };

@@ -12,14 +12,14 @@
 
 #include <stddef.h>
 
-#define MM_ERRORS(X)                                      \
-	X(EINVAL, -1, "invalid argument")                 \
-	X(ENOENT, -2, "no such file or name")             \
-	X(ENOMEM, -3, "out of memory")                    \
-	X(EPARSE, -4, "malformed input")                  \
-	X(ERANGE, -5, "number out of range")              \
-	X(EIO, -6, "input/output error")                  \
-	X(ETOPO, -7, "topology error")                    \
+#define MM_ERRORS(X)                          \
+	X(EINVAL, -1, "invalid argument")     \
+	X(ENOENT, -2, "no such file or name") \
+	X(ENOMEM, -3, "out of memory")        \
+	X(EPARSE, -4, "malformed input")      \
+	X(ERANGE, -5, "number out of range")  \
+	X(EIO, -6, "input/output error")      \
+	X(ETOPO, -7, "topology error")        \
 	X(ESTALL, -8, "simulation made no progress")
 
 enum mm_errcode {
@@ -38,7 +38,6 @@ const char *mm_strerror(int code);
 const char *mm_errname(int code);
 
 /* Record a formatted message in @e (if not NULL) and return @code. */
-int mm_fail(struct mm_error *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int mm_fail(struct mm_error *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* inih reads through us, so that we know line numbers and comments. */
 struct reader {
@@ -40,29 +41,42 @@ static char *reader_next(char *str, int num, void *stream)
 		return NULL;
 	eol = strchr(s, '\n');
 	n = eol ? (size_t)(eol - s + 1) : strlen(s);
-	if (n >= (size_t)num)
-		n = num - 1;
+	r->line++;
+	{
+		const char *c = s;
+
+		while (*c == ' ' || *c == '\t')
+			c++;
+		if (*c == '#' || *c == ';') {
+			/* a comment is provenance: keep it whole, and give inih an empty line */
+			char text[320];
+			size_t k = 0;
+
+			c++;
+			while (*c == ' ')
+				c++;
+			while (c < s + n && *c != '\n' && *c != '\r' && k + 1 < sizeof(text))
+				text[k++] = *c++;
+			text[k] = 0;
+			append_note(r->pending, sizeof(r->pending), text);
+			r->pos = s + n;
+			strcpy(str, "\n");
+			return str;
+		}
+		if (*c == '[')
+			r->pending[0] = 0;
+	}
+	if (n >= (size_t)num) {
+		/* inih reads lines of at most num - 1 bytes: refuse, rather than split, a longer one */
+		if (!r->failed)
+			mm_fail(r->err, MM_EPARSE, "%s:%d: line longer than %d characters (only comments may be)",
+				r->origin, r->line, num - 2);
+		r->failed = 1;
+		return NULL;
+	}
 	memcpy(str, s, n);
 	str[n] = 0;
 	r->pos = s + n;
-	r->line++;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '#' || *s == ';') {
-		char text[320];
-		size_t k = 0;
-
-		s++;
-		while (*s == ' ')
-			s++;
-		while (*s && *s != '\n' && *s != '\r' && k + 1 < sizeof(text))
-			text[k++] = *s++;
-		text[k] = 0;
-		append_note(r->pending, sizeof(r->pending), text);
-	} else if (*s == '[') {
-		r->pending[0] = 0;
-	}
 	return str;
 }
 
@@ -71,9 +85,11 @@ static enum prof_tag tag_of(const char *note)
 	static const struct {
 		const char *word;
 		enum prof_tag tag;
-	} tags[] = { { "[measured]", PROF_MEASURED }, { "[vendor]", PROF_VENDOR },
-		     { "[derived]", PROF_DERIVED },   { "[assumed]", PROF_ASSUMED },
-		     { "[fitted]", PROF_FITTED } };
+	} tags[] = {{"[measured]", PROF_MEASURED},
+		    {"[vendor]", PROF_VENDOR},
+		    {"[derived]", PROF_DERIVED},
+		    {"[assumed]", PROF_ASSUMED},
+		    {"[fitted]", PROF_FITTED}};
 
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
 		if (strstr(note, tags[i].word))
@@ -83,7 +99,7 @@ static enum prof_tag tag_of(const char *note)
 
 const char *prof_tag_name(enum prof_tag t)
 {
-	static const char *const names[] = { "untagged", "measured", "vendor", "derived", "assumed", "fitted" };
+	static const char *const names[] = {"untagged", "measured", "vendor", "derived", "assumed", "fitted"};
 
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
@@ -95,9 +111,10 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	struct prof_entry *e;
 	char *end;
 
+	if (r->failed)
+		return 0; /* keep the first error */
 	if (profile_find(p, section, name)) {
-		mm_fail(r->err, MM_EPARSE, "%s:%d: key '%s' appears twice in [%s]", r->origin, r->line, name,
-			section);
+		mm_fail(r->err, MM_EPARSE, "%s:%d: key '%s' appears twice in [%s]", r->origin, r->line, name, section);
 		r->failed = 1;
 		return 0;
 	}
@@ -130,14 +147,18 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 int profile_parse(struct profile *p, const char *origin, const char *text, struct mm_error *err)
 {
-	struct reader r = { .pos = text, .p = p, .origin = origin, .err = err };
+	struct reader r = {.pos = text, .p = p, .origin = origin, .err = err};
 	const char *slash = strrchr(origin, '/');
 	const char *base = slash ? slash + 1 : origin;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->path, sizeof(p->path), "%s", origin);
-	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(base, "."), base);
+	{
+		const char *dot = strrchr(base, '.');
+
+		snprintf(p->name, sizeof(p->name), "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+	}
 	rc = ini_parse_stream(reader_next, &r, on_entry, &r);
 	if (r.failed) {
 		profile_free(p);
@@ -146,8 +167,8 @@ int profile_parse(struct profile *p, const char *origin, const char *text, struc
 	if (rc != 0) {
 		profile_free(p);
 		return mm_fail(err, MM_EPARSE,
-			       "%s:%d: malformed line (expected '[section]', 'key = value' or a '#' comment)",
-			       origin, rc);
+			       "%s:%d: malformed line (expected '[section]', 'key = value' or a '#' comment)", origin,
+			       rc);
 	}
 	return 0;
 }
@@ -212,7 +233,8 @@ int profile_load(struct profile *p, const char *kind, const char *name_or_path, 
 		snprintf(origin, sizeof(origin), "builtin:data/%s/%s.conf", kind, b->name);
 		return profile_parse(p, origin, b->text, err);
 	}
-	if (!strchr(name_or_path, '/') && !strchr(name_or_path, '.')) {
+	/* a name without '/' that is no file here is meant as a builtin */
+	if (!strchr(name_or_path, '/') && access(name_or_path, F_OK)) {
 		char names[512];
 
 		list_builtins(kind, names, sizeof(names));
@@ -255,7 +277,7 @@ const char *const *profile_builtin_names(const char *kind)
 {
 	/* Built once per kind from the embedded table; read-only afterwards. */
 	static const char *names[3][64];
-	static const char *const kinds[3] = { "machines", "kernels", "scenarios" };
+	static const char *const kinds[3] = {"machines", "kernels", "scenarios"};
 	int k, n = 0;
 
 	for (k = 0; k < 3 && strcmp(kinds[k], kind); k++)
@@ -298,8 +320,8 @@ static int need_num(const struct profile *p, const char *sec, const char *key, d
 	if (rc)
 		return rc;
 	if (!e->is_num)
-		return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected a number", p->path, e->line, sec,
-			       key, e->value);
+		return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected a number", p->path, e->line, sec, key,
+			       e->value);
 	if (e->num < lo || e->num > hi)
 		return mm_fail(err, MM_ERANGE, "%s:%d: [%s] %s = %g is impossible (expected %g to %g)", p->path,
 			       e->line, sec, key, e->num, lo, hi);
@@ -326,11 +348,11 @@ static int64_t ns_to_ps(double ns)
 
 /* Keys a hardware profile may hold, per section; anything else is a typo. */
 static const char *const hw_keys[][12] = {
-	{ "machine", "name", "description", "topology", 0 },
-	{ "latency", "self", "smt", "l3", "package", "remote", "memory_local", "memory_remote", "atomic", 0 },
-	{ "coherence", "arbitration", "batch_limit", "home_snoop", 0 },
-	{ "bandwidth", "node_gbs", "task_gbs", 0 },
-	{ "cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", 0 },
+    {"machine", "name", "description", "topology", 0},
+    {"latency", "self", "smt", "l3", "package", "remote", "memory_local", "memory_remote", "atomic", 0},
+    {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
+    {"bandwidth", "node_gbs", "task_gbs", 0},
+    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", 0},
 };
 
 static int check_hw_keys(const struct profile *p, struct mm_error *err)
@@ -359,8 +381,8 @@ static int check_hw_keys(const struct profile *p, struct mm_error *err)
 
 			for (int k = 1; hw_keys[s][k]; k++)
 				append_note(list, sizeof(list), hw_keys[s][k]);
-			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (expected one of: %s)",
-				       p->path, e->line, e->key, e->section, list);
+			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (expected one of: %s)", p->path,
+				       e->line, e->key, e->section, list);
 		}
 	}
 	return 0;
@@ -368,7 +390,7 @@ static int check_hw_keys(const struct profile *p, struct mm_error *err)
 
 int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_error *err)
 {
-	static const char *const lat_keys[TOPO_NDIST] = { "self", "smt", "l3", "package", "remote" };
+	static const char *const lat_keys[TOPO_NDIST] = {"self", "smt", "l3", "package", "remote"};
 	char arb[32];
 	double v;
 	int rc;
@@ -409,9 +431,15 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	}
 	if ((rc = need_num(p, "coherence", "batch_limit", 1, 1e6, &v, err)))
 		return rc;
+	if (v != floor(v))
+		return mm_fail(err, MM_EPARSE, "%s:%d: [coherence] batch_limit = %g: expected a whole number", p->path,
+			       profile_find(p, "coherence", "batch_limit")->line, v);
 	hw->batch_limit = (int)v;
 	if ((rc = need_num(p, "coherence", "home_snoop", 0, 1, &v, err)))
 		return rc;
+	if (v != 0 && v != 1)
+		return mm_fail(err, MM_EPARSE, "%s:%d: [coherence] home_snoop = %g: expected 0 or 1", p->path,
+			       profile_find(p, "coherence", "home_snoop")->line, v);
 	hw->home_snoop = v != 0;
 	if ((rc = need_num(p, "bandwidth", "node_gbs", 0.01, 1e5, &hw->bw_node_gbs, err)) ||
 	    (rc = need_num(p, "bandwidth", "task_gbs", 0.01, 1e5, &hw->bw_task_gbs, err)))
@@ -469,20 +497,20 @@ double hw_freq_ghz(const struct hw_profile *hw, int active_cores)
 
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err)
 {
-	static const char *const spinlocks[] = { "qspinlock", "ticket", 0 };
-	static const char *const eras[] = { "3.x", "5.11", "6.x", 0 };
-	static const char *const vmalocks[] = { "none", "vma_lock", 0 };
+	static const char *const spinlocks[] = {"qspinlock", "ticket", 0};
+	static const char *const eras[] = {"3.x", "5.11", "6.x", 0};
+	static const char *const vmalocks[] = {"none", "vma_lock", 0};
 	struct {
 		const char *key;
 		char *dst;
 		size_t cap;
 		const char *const *allowed;
 	} fields[] = {
-		{ "name", k->name, sizeof(k->name), 0 },
-		{ "version", k->version, sizeof(k->version), 0 },
-		{ "spinlock", k->spinlock, sizeof(k->spinlock), spinlocks },
-		{ "rwsem_era", k->rwsem_era, sizeof(k->rwsem_era), eras },
-		{ "vma_lock", k->vma_lock, sizeof(k->vma_lock), vmalocks },
+	    {"name", k->name, sizeof(k->name), 0},
+	    {"version", k->version, sizeof(k->version), 0},
+	    {"spinlock", k->spinlock, sizeof(k->spinlock), spinlocks},
+	    {"rwsem_era", k->rwsem_era, sizeof(k->rwsem_era), eras},
+	    {"vma_lock", k->vma_lock, sizeof(k->vma_lock), vmalocks},
 	};
 	int rc;
 
@@ -500,26 +528,37 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 			}
 			if (!ok)
 				return mm_fail(err, MM_EPARSE, "%s:%d: [kernel] %s = '%s': expected one of: %s",
-					       p->path, profile_find(p, "kernel", fields[i].key)->line,
-					       fields[i].key, fields[i].dst, list);
+					       p->path, profile_find(p, "kernel", fields[i].key)->line, fields[i].key,
+					       fields[i].dst, list);
 		}
 	}
 	snprintf(k->rwsem, sizeof(k->rwsem), "rwsem");
 	for (int i = 0; i < p->nentries; i++) {
 		const struct prof_entry *e = &p->e[i];
+		int known = 0;
+
+		if (!strcmp(e->section, "kernel")) {
+			for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+				known |= !strcmp(fields[f].key, e->key);
+			if (!known)
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d: unknown key '%s' in [kernel] (expected one of: name version "
+					       "spinlock rwsem_era vma_lock)",
+					       p->path, e->line, e->key);
+		}
 
 		if (!strcmp(e->section, "costs") && (!e->is_num || e->num < 0 || e->num > 1e10))
 			return mm_fail(err, MM_EPARSE, "%s:%d: [costs] %s = '%s': expected cycles, a number >= 0",
 				       p->path, e->line, e->key, e->value);
-		if (!strcmp(e->section, "batch") && (!e->is_num || e->num < 1 || e->num > 1e9 ||
-						     e->num != floor(e->num)))
+		if (!strcmp(e->section, "batch") &&
+		    (!e->is_num || e->num < 1 || e->num > 1e9 || e->num != floor(e->num)))
 			return mm_fail(err, MM_EPARSE, "%s:%d: [batch] %s = '%s': expected a whole number >= 1",
 				       p->path, e->line, e->key, e->value);
 		if (strcmp(e->section, "kernel") && strcmp(e->section, "costs") && strcmp(e->section, "batch") &&
 		    strcmp(e->section, "layout"))
 			return mm_fail(err, MM_EPARSE,
-				       "%s:%d: unknown section [%s] (expected kernel, layout, batch or costs)",
-				       p->path, e->line, e->section);
+				       "%s:%d: unknown section [%s] (expected kernel, layout, batch or costs)", p->path,
+				       e->line, e->section);
 	}
 	k->p = p;
 	return 0;

@@ -30,9 +30,9 @@ struct prof_entry {
 	char section[48];
 	char key[64];
 	char value[256];
-	double num;   /* value as a number, when is_num */
+	double num; /* value as a number, when is_num */
 	int is_num;
-	int line;     /* line in the file, for errors */
+	int line; /* line in the file, for errors */
 	enum prof_tag tag;
 	char note[320]; /* the provenance comment lines, joined */
 };
@@ -69,11 +69,11 @@ enum arb_policy { ARB_FIFO = 0, ARB_LOCAL_FIRST };
 struct hw_profile {
 	char name[64];
 	char description[256];
-	char topology[256];  /* "generic", "local", "xml:PATH" or an hwloc synthetic string */
-	int64_t lat_ps[TOPO_NDIST];  /* line transfer from a CPU at that distance (SELF = L1 hit) */
+	char topology[256];		     /* "generic", "local", "xml:PATH" or an hwloc synthetic string */
+	int64_t lat_ps[TOPO_NDIST];	     /* line transfer from a CPU at that distance (SELF = L1 hit) */
 	int64_t mem_local_ps, mem_remote_ps; /* line fetched from DRAM of the local / another node */
-	int64_t atomic_ps;  /* extra cost of a locked RMW on a line already held */
-	int home_snoop;     /* cross-L3 transfers on a package other than the line's home cost remote */
+	int64_t atomic_ps;		     /* extra cost of a locked RMW on a line already held */
+	int home_snoop; /* cross-L3 transfers on a package other than the line's home cost remote */
 	enum arb_policy arbitration;
 	int batch_limit;    /* local-first: grants that may bypass the oldest request in a row */
 	double bw_node_gbs; /* DRAM bandwidth of one NUMA node, all cores */
@@ -81,10 +81,10 @@ struct hw_profile {
 	int nfreq;
 	int freq_cores[HW_MAX_FREQ];
 	double freq_ghz[HW_MAX_FREQ]; /* frequency when that many cores (or fewer) are active */
-	double smt_factor;   /* work stretches by this when the sibling thread is busy */
-	int64_t pause_ps;    /* cpu_relax(): reaction delay of a spinner after an invalidation */
-	int64_t wakeup_ps;   /* from wake_up_process() to the woken task running */
-	double jitter;       /* +- relative variation of compute steps (breaks lock-step artifacts) */
+	double smt_factor;	      /* work stretches by this when the sibling thread is busy */
+	int64_t pause_ps;	      /* cpu_relax(): reaction delay of a spinner after an invalidation */
+	int64_t wakeup_ps;	      /* from wake_up_process() to the woken task running */
+	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
 };
 
 /* Derive the hardware view; errors name the file and line of a bad entry. */
@@ -96,10 +96,10 @@ double hw_freq_ghz(const struct hw_profile *hw, int active_cores);
 struct kernel_profile {
 	char name[64];
 	char version[32];
-	char spinlock[32];   /* lock design of spinlock_t: "qspinlock" or "ticket" */
-	char rwsem[32];      /* lock design of rw_semaphore: "rwsem" */
-	char rwsem_era[32];  /* "3.x", "5.11", "6.x": which rwsem behaviours exist */
-	char vma_lock[32];   /* "vma_lock" or "none" */
+	char spinlock[32];	 /* lock design of spinlock_t: "qspinlock" or "ticket" */
+	char rwsem[32];		 /* lock design of rw_semaphore: "rwsem" */
+	char rwsem_era[32];	 /* "3.x", "5.11", "6.x": which rwsem behaviours exist */
+	char vma_lock[32];	 /* "vma_lock" or "none" */
 	const struct profile *p; /* [layout], [batch] and [costs] are looked up here */
 };
 

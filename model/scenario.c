@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char *const scope_names[SC_NSCOPES] = { "global", "node", "cpu",  "memcg",  "file",
-						     "mm",     "task", "vma", "ptpage", "page" };
-static const char *const act_names[SA_NACTS] = { "compute", "load",   "store",     "atomic",   "cmpxchg",
-						 "prefetchw", "fence", "lock",     "trylock",  "unlock",
-						 "downgrade", "repeat", "every",   "only",     "end" };
+static const char *const scope_names[SC_NSCOPES] = {"global", "node", "cpu", "memcg",  "file",
+						    "mm",     "task", "vma", "ptpage", "page"};
+static const char *const act_names[SA_NACTS] = {"compute",   "load",   "store", "atomic",  "cmpxchg",
+						"prefetchw", "fence",  "lock",	"trylock", "unlock",
+						"downgrade", "repeat", "every", "only",	   "end"};
 
 const char *sc_scope_name(enum sc_scope s)
 {
@@ -179,7 +180,7 @@ static int grow(void **arr, int *cap, int n, size_t elem)
 static int parse_decl(struct parser *p, int is_lock)
 {
 	struct scenario *sc = p->sc;
-	struct sc_object o = { 0 };
+	struct sc_object o = {0};
 	int i = 1, rc;
 	long n;
 
@@ -206,9 +207,10 @@ static int parse_decl(struct parser *p, int is_lock)
 	for (o.scope = 0; o.scope < SC_NSCOPES && strcmp(scope_names[o.scope], p->tok[i].text); o.scope++)
 		;
 	if (o.scope == SC_NSCOPES)
-		return perr(p, p->tok[i].col,
-			    "unknown scope '%s' (expected global, node, cpu, memcg, file, mm, task, vma, ptpage or page)",
-			    p->tok[i].text);
+		return perr(
+		    p, p->tok[i].col,
+		    "unknown scope '%s' (expected global, node, cpu, memcg, file, mm, task, vma, ptpage or page)",
+		    p->tok[i].text);
 	i++;
 	o.count = 1;
 	if (i < p->ntok && !strcmp(p->tok[i].text, "count")) {
@@ -266,6 +268,9 @@ static int variant_mask(struct parser *p, int i, uint32_t *mask)
 		return perr(p, 1, "expected variant names (V1,V2,...) at the end of the line");
 	snprintf(buf, sizeof(buf), "%s", p->tok[i].text);
 	*mask = 0;
+	if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+		return perr(p, p->tok[i].col, "expected variant names separated by commas (V1,V2), found '%s'",
+			    p->tok[i].text);
 	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		int v = scenario_variant(p->sc, name);
 
@@ -307,8 +312,7 @@ static int parse_objref(struct parser *p, int i, struct sc_step *st, int want_lo
 			    want_lock ? "lock" : "field", name, want_lock ? "lock" : "field");
 	if (p->sc->obj[o].is_lock != want_lock)
 		return perr(p, p->tok[i].col, "'%s' is a %s; '%s' needs a %s", name,
-			    p->sc->obj[o].is_lock ? "lock" : "field", act_names[st->act],
-			    want_lock ? "lock" : "field");
+			    p->sc->obj[o].is_lock ? "lock" : "field", act_names[st->act], want_lock ? "lock" : "field");
 	st->obj = o;
 	st->idx_div = 0;
 	if (br) {
@@ -339,8 +343,9 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 	char *end;
 
 	if (i >= p->ntok)
-		return perr(p, 1, "expected a cost after 'compute': a name from the kernel profile's [costs], or "
-				  "a literal like 120ns or 300cycles");
+		return perr(p, 1,
+			    "expected a cost after 'compute': a name from the kernel profile's [costs], or "
+			    "a literal like 120ns or 300cycles");
 	t = p->tok[i].text;
 	if (isdigit((unsigned char)t[0]) || t[0] == '.') {
 		errno = 0;
@@ -350,7 +355,8 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 		else if (!strcmp(end, "cycles"))
 			st->literal_unit = 2;
 		else
-			return perr(p, p->tok[i].col, "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns)");
+			return perr(p, p->tok[i].col,
+				    "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns)");
 		if (errno || !isfinite(st->literal) || st->literal < 0 || st->literal > 1e12)
 			return perr(p, p->tok[i].col, "impossible cost '%s' (expected 0 to 1e12)", t);
 		return 0;
@@ -373,7 +379,7 @@ static int push_step(struct parser *p, struct sc_step *st)
 
 static int parse_body_line(struct parser *p)
 {
-	struct sc_step st = { 0 };
+	struct sc_step st = {0};
 	const char *w = p->tok[0].text;
 	int i, rc;
 	long n;
@@ -416,8 +422,8 @@ static int parse_body_line(struct parser *p)
 
 	/* FUNCTION ACTION ARGS [when V1,V2] */
 	if (!is_ident(w) || strlen(w) >= SC_NAME)
-		return perr(p, st.col, "expected a kernel function name, 'repeat', 'every', 'only' or 'end', found '%s'",
-			    w);
+		return perr(p, st.col,
+			    "expected a kernel function name, 'repeat', 'every', 'only' or 'end', found '%s'", w);
 	if (p->ntok < 2)
 		return perr(p, st.col + (int)strlen(w) + 1,
 			    "expected an action after the function name (compute, load, store, atomic, cmpxchg, "
@@ -526,7 +532,7 @@ static int parse_line(struct parser *p)
 
 int scenario_parse(struct scenario *sc, const char *origin, const char *text, struct mm_error *err)
 {
-	struct parser p = { .sc = sc, .origin = origin, .err = err };
+	struct parser p = {.sc = sc, .origin = origin, .err = err};
 	const char *s = text;
 	int rc = 0;
 
@@ -555,8 +561,9 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 	if (p.depth) {
 		const struct sc_step *open = &sc->step[p.stack[p.depth - 1]];
 
-		rc = mm_fail(err, MM_EPARSE, "%s:%d:%d: '%s' is never closed (expected 'end' before the end of the file)",
-			     origin, open->line_no, open->col, act_names[open->act]);
+		rc = mm_fail(err, MM_EPARSE,
+			     "%s:%d:%d: '%s' is never closed (expected 'end' before the end of the file)", origin,
+			     open->line_no, open->col, act_names[open->act]);
 		goto fail;
 	}
 	if (!sc->nsteps) {
@@ -578,7 +585,7 @@ int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, s
 	int rc;
 
 	*variant = -1;
-	if (!b && !strchr(name_or_path, '/') && !strchr(name_or_path, '.')) {
+	if (!b && !strchr(name_or_path, '/') && access(name_or_path, F_OK)) {
 		/* a variant name of some builtin scenario? */
 		for (int i = 0; i < mmsim_builtin_nfiles; i++) {
 			struct scenario tmp;
@@ -695,9 +702,10 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			if (st->name[0]) {
 				if (kernel_cost_cycles(k, st->name, &in->cycles))
 					return program_free(out),
-					       mm_fail(err, MM_ENOENT,
-						       "%s:%d:%d: unknown cost '%s': kernel profile %s has no [costs] %s",
-						       sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+					       mm_fail(
+						   err, MM_ENOENT,
+						   "%s:%d:%d: unknown cost '%s': kernel profile %s has no [costs] %s",
+						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
 			} else if (st->literal_unit == 1) {
 				in->ns = st->literal;
 			} else {
@@ -708,9 +716,10 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			if (st->name[0]) {
 				if (kernel_batch(k, st->name, &in->count))
 					return program_free(out),
-					       mm_fail(err, MM_ENOENT,
-						       "%s:%d:%d: unknown count '%s': kernel profile %s has no [batch] %s",
-						       sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+					       mm_fail(
+						   err, MM_ENOENT,
+						   "%s:%d:%d: unknown count '%s': kernel profile %s has no [batch] %s",
+						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
 			} else {
 				in->count = (int64_t)st->literal;
 			}

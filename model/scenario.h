@@ -24,12 +24,12 @@
 enum sc_scope {
 	SC_GLOBAL = 0, /* one for the machine */
 	SC_NODE,       /* one per NUMA node (the task's node) */
-	SC_CPU,        /* one per CPU */
+	SC_CPU,	       /* one per CPU */
 	SC_MEMCG,      /* one per memory cgroup (all tasks share one) */
 	SC_FILE,       /* one per file: each task has its own, as will-it-scale */
-	SC_MM,         /* one per mm: shared by all tasks in thread mode */
+	SC_MM,	       /* one per mm: shared by all tasks in thread mode */
 	SC_TASK,       /* one per task */
-	SC_VMA,        /* one per VMA: each task maps its own */
+	SC_VMA,	       /* one per VMA: each task maps its own */
 	SC_PTPAGE,     /* one per page-table page of the task's mapping */
 	SC_PAGE,       /* one per page of the task's mapping */
 	SC_NSCOPES
@@ -38,9 +38,22 @@ enum sc_scope {
 enum sc_mode { SC_THREADS = 0, SC_PROCESSES };
 
 enum sc_act {
-	SA_COMPUTE = 0, SA_LOAD, SA_STORE, SA_ATOMIC, SA_CMPXCHG, SA_PREFETCHW, SA_FENCE,
-	SA_LOCK, SA_TRYLOCK, SA_UNLOCK, SA_DOWNGRADE,
-	SA_REPEAT, SA_EVERY, SA_ONLY, SA_END, SA_NACTS
+	SA_COMPUTE = 0,
+	SA_LOAD,
+	SA_STORE,
+	SA_ATOMIC,
+	SA_CMPXCHG,
+	SA_PREFETCHW,
+	SA_FENCE,
+	SA_LOCK,
+	SA_TRYLOCK,
+	SA_UNLOCK,
+	SA_DOWNGRADE,
+	SA_REPEAT,
+	SA_EVERY,
+	SA_ONLY,
+	SA_END,
+	SA_NACTS
 };
 
 enum sc_lockmode { SL_EXCL = 0, SL_READ, SL_WRITE };
@@ -50,7 +63,7 @@ struct sc_object {
 	int is_lock;
 	char locktype[16]; /* spinlock, rwsem, vma_lock */
 	enum sc_scope scope;
-	int count;         /* instances per scope instance (indexed objects) */
+	int count; /* instances per scope instance (indexed objects) */
 	int line_no;
 };
 
@@ -64,16 +77,16 @@ struct sc_variant {
 struct sc_step {
 	enum sc_act act;
 	int line_no, col;
-	int fn;           /* index into scenario.fn[] (-1 for control lines) */
-	int obj;          /* object index, or -1 */
-	int idx_div;      /* 0: not indexed; else index = i / idx_div (1 for [i]) */
+	int fn;	     /* index into scenario.fn[] (-1 for control lines) */
+	int obj;     /* object index, or -1 */
+	int idx_div; /* 0: not indexed; else index = i / idx_div (1 for [i]) */
 	enum sc_lockmode mode;
 	char name[SC_NAME]; /* named cost or count, "" if literal */
-	double literal;     /* literal cost in ns or cycles, or count */
+	double literal;	    /* literal cost in ns or cycles, or count */
 	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
-	int exp_dist;       /* COMPUTE: exponentially distributed with that mean */
+	int exp_dist;	    /* COMPUTE: exponentially distributed with that mean */
 	uint32_t variants;  /* bit v set: the step belongs to variant v */
-	int match;          /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
+	int match;	    /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
 };
 
 struct scenario {
@@ -107,11 +120,11 @@ struct prog_insn {
 	int obj;
 	int idx_div;
 	enum sc_lockmode mode;
-	double cycles;   /* COMPUTE: cost in cycles (0 if ns) */
-	double ns;       /* COMPUTE: cost in ns (literal) */
-	int exp_dist;    /* COMPUTE: exponentially distributed, with that mean */
-	int64_t count;   /* REPEAT / EVERY */
-	int match;       /* index of the matching END / opener */
+	double cycles; /* COMPUTE: cost in cycles (0 if ns) */
+	double ns;     /* COMPUTE: cost in ns (literal) */
+	int exp_dist;  /* COMPUTE: exponentially distributed, with that mean */
+	int64_t count; /* REPEAT / EVERY */
+	int match;     /* index of the matching END / opener */
 	int src_line;
 };
 
@@ -121,7 +134,7 @@ struct program {
 	int n;
 	struct prog_insn *insn;
 	double units_per_op; /* step visits per operation (for fractional progress) */
-	double *visits;      /* visits of each step per operation */
+	double *visits;	     /* visits of each step per operation */
 };
 
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,

@@ -24,9 +24,9 @@ struct sim_config {
 	enum sc_mode mode;
 	int ntasks;
 	uint64_t seed;
-	int64_t ops_per_task;    /* > 0: fixed work; the result is the makespan */
-	uint64_t warmup_events;  /* 0: a default scaled to the task count */
-	uint64_t measure_events; /* 0: a default scaled to the task count */
+	int64_t ops_per_task;		  /* > 0: fixed work; the result is the makespan */
+	uint64_t warmup_events;		  /* 0: a default scaled to the task count */
+	uint64_t measure_events;	  /* 0: a default scaled to the task count */
 	const char *lock_design_override; /* tests: force every lock to this design */
 };
 
@@ -37,9 +37,9 @@ struct sim_lock_stats {
 	char design[32];
 	uint64_t acquires[2]; /* [0] exclusive/write, [1] read */
 	uint64_t releases[2];
-	uint64_t contended;   /* acquisitions that did not succeed at the first try */
+	uint64_t contended; /* acquisitions that did not succeed at the first try */
 	uint64_t sleeps, wakeups, handoffs, spins;
-	uint64_t violations;  /* mutual exclusion broken: must stay 0 */
+	uint64_t violations; /* mutual exclusion broken: must stay 0 */
 	int max_readers;
 };
 
@@ -51,12 +51,12 @@ struct sim_line_stats {
 
 struct sim_result {
 	int ntasks;
-	double ops;              /* operations completed in the window (fractional) */
-	double window_s;         /* simulated seconds measured */
-	double ops_per_s;        /* total over all tasks */
+	double ops;	  /* operations completed in the window (fractional) */
+	double window_s;  /* simulated seconds measured */
+	double ops_per_s; /* total over all tasks */
 	double ops_per_s_task;
-	double idle_pct;         /* machine-wide, as runtest.py: sleeping CPUs and CPUs without a task */
-	double makespan_s;       /* fixed-work mode */
+	double idle_pct;   /* machine-wide, as runtest.py: sleeping CPUs and CPUs without a task */
+	double makespan_s; /* fixed-work mode */
 	uint64_t events;
 	double min_task_ops, max_task_ops; /* fairness: operations per task in the window */
 	int nlocks, nlines;

@@ -17,7 +17,7 @@
 #include <hwloc.h>
 
 /* More logical CPUs than any machine we model; also bounds the arrays. */
-#define TOPO_MAX_CPUS 65536
+#define TOPO_MAX_CPUS 4096 /* = MACHINE_MAX_CPUS: the simulator keeps ncpus x ncpus tables */
 
 #define TOPO_SYNTHETIC_EXAMPLE "pack:2 numa:1 l3:8 core:8 pu:2"
 
@@ -71,7 +71,7 @@ static int topo_renumber(const hwloc_obj_t *keys, int n, int *out)
 		k[i].index = i;
 	qsort(k, (size_t)nuniq, sizeof(*k), topo_key_by_addr);
 	for (i = 0; i < n; i++) {
-		struct topo_key probe = { .key = (uintptr_t)keys[i] };
+		struct topo_key probe = {.key = (uintptr_t)keys[i]};
 		size_t lo = 0, hi = (size_t)nuniq;
 
 		while (lo < hi) {
@@ -112,8 +112,7 @@ static const char *topo_plural(int n, const char *one, const char *many)
 }
 
 /* Copy what we need from a loaded hwloc topology into @t. */
-static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what,
-		     struct mm_error *err)
+static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what, struct mm_error *err)
 {
 	hwloc_obj_t *key_core = NULL, *key_l3 = NULL, *key_pkg = NULL, *key_numa = NULL;
 	int *idx = NULL, *nthreads = NULL;
@@ -123,9 +122,8 @@ static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what
 	if (npu < 1)
 		return mm_fail(err, MM_ETOPO, "%s: hwloc found no logical CPU (PU)", what);
 	if (npu > TOPO_MAX_CPUS)
-		return mm_fail(err, MM_ETOPO,
-			       "%s: %d logical CPUs, more than the %d that mmsim supports", what,
-			       npu, TOPO_MAX_CPUS);
+		return mm_fail(err, MM_ETOPO, "%s: %d logical CPUs, more than the %d that mmsim supports", what, npu,
+			       TOPO_MAX_CPUS);
 
 	key_core = malloc((size_t)npu * sizeof(*key_core));
 	key_l3 = malloc((size_t)npu * sizeof(*key_l3));
@@ -162,14 +160,14 @@ static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what
 		key_numa[i] = numa ? numa : key_pkg[i];
 	}
 
-#define TOPO_RENUMBER(keys, count, field)                        \
-	do {                                                     \
-		int n_ = topo_renumber(keys, npu, idx);          \
-		if (n_ < 0)                                      \
-			goto out_nomem;                          \
-		t->count = n_;                                   \
-		for (i = 0; i < npu; i++)                        \
-			t->cpu[i].field = idx[i];                \
+#define TOPO_RENUMBER(keys, count, field)               \
+	do {                                            \
+		int n_ = topo_renumber(keys, npu, idx); \
+		if (n_ < 0)                             \
+			goto out_nomem;                 \
+		t->count = n_;                          \
+		for (i = 0; i < npu; i++)               \
+			t->cpu[i].field = idx[i];       \
 	} while (0)
 	TOPO_RENUMBER(key_core, ncores, core);
 	TOPO_RENUMBER(key_l3, nl3, l3);
@@ -192,11 +190,10 @@ static int topo_fill(struct topology *t, hwloc_topology_t topo, const char *what
 			t->threads_per_core = nthreads[c];
 	}
 
-	snprintf(t->summary, sizeof(t->summary), "%d %s, %d %s, %d L3, %d %s, %d %s",
-		 t->npackages, topo_plural(t->npackages, "package", "packages"), t->nnuma,
+	snprintf(t->summary, sizeof(t->summary), "%d %s, %d %s, %d L3, %d %s, %d %s", t->npackages,
+		 topo_plural(t->npackages, "package", "packages"), t->nnuma,
 		 topo_plural(t->nnuma, "NUMA node", "NUMA nodes"), t->nl3, t->ncores,
-		 topo_plural(t->ncores, "core", "cores"), t->ncpus,
-		 topo_plural(t->ncpus, "CPU", "CPUs"));
+		 topo_plural(t->ncores, "core", "cores"), t->ncpus, topo_plural(t->ncpus, "CPU", "CPUs"));
 	ret = 0;
 	goto out;
 
@@ -259,14 +256,12 @@ static unsigned long long topo_synthetic_cpus(const char *desc)
 }
 
 /* Load @topo (already configured) into @t and destroy it. */
-static int topo_finish(struct topology *t, hwloc_topology_t topo, const char *what,
-		       struct mm_error *err)
+static int topo_finish(struct topology *t, hwloc_topology_t topo, const char *what, struct mm_error *err)
 {
 	int ret;
 
 	if (hwloc_topology_load(topo) < 0) {
-		ret = mm_fail(err, MM_ETOPO, "%s: hwloc could not load the topology: %s", what,
-			      strerror(errno));
+		ret = mm_fail(err, MM_ETOPO, "%s: hwloc could not load the topology: %s", what, strerror(errno));
 	} else {
 		ret = topo_fill(t, topo, what, err);
 	}
@@ -278,12 +273,10 @@ static int topo_init(hwloc_topology_t *topo, const char *what, struct mm_error *
 {
 	/* The ABI changed between hwloc 1.x and 2.x: refuse a mismatch. */
 	if ((hwloc_get_api_version() >> 16) != (HWLOC_API_VERSION >> 16))
-		return mm_fail(err, MM_ETOPO,
-			       "%s: mmsim was built for hwloc API 0x%x but runs with 0x%x", what,
+		return mm_fail(err, MM_ETOPO, "%s: mmsim was built for hwloc API 0x%x but runs with 0x%x", what,
 			       (unsigned)HWLOC_API_VERSION, hwloc_get_api_version());
 	if (hwloc_topology_init(topo) < 0)
-		return mm_fail(err, MM_ENOMEM, "%s: hwloc could not initialise a topology",
-			       what);
+		return mm_fail(err, MM_ENOMEM, "%s: hwloc could not initialise a topology", what);
 	return 0;
 }
 
@@ -297,8 +290,7 @@ int topo_load_synthetic(struct topology *t, const char *desc, struct mm_error *e
 		return mm_fail(err, MM_EINVAL, "topology: no synthetic description given");
 	snprintf(what, sizeof(what), "topology \"%s\"", desc);
 	if (topo_synthetic_cpus(desc) > TOPO_MAX_CPUS)
-		return mm_fail(err, MM_ETOPO,
-			       "%s: more than the %d logical CPUs that mmsim supports", what,
+		return mm_fail(err, MM_ETOPO, "%s: more than the %d logical CPUs that mmsim supports", what,
 			       TOPO_MAX_CPUS);
 	ret = topo_init(&topo, what, err);
 	if (ret)
@@ -331,8 +323,8 @@ int topo_load_xml(struct topology *t, const char *path, struct mm_error *err)
 	if (!f) {
 		int e = errno;
 
-		return mm_fail(err, e == ENOENT || e == ENOTDIR ? MM_ENOENT : MM_EIO,
-			       "%s: cannot open: %s", what, strerror(e));
+		return mm_fail(err, e == ENOENT || e == ENOTDIR ? MM_ENOENT : MM_EIO, "%s: cannot open: %s", what,
+			       strerror(e));
 	}
 	fclose(f);
 	ret = topo_init(&topo, what, err);
@@ -340,8 +332,7 @@ int topo_load_xml(struct topology *t, const char *path, struct mm_error *err)
 		return ret;
 	if (hwloc_topology_set_xml(topo, path) < 0) {
 		hwloc_topology_destroy(topo);
-		return mm_fail(err, MM_ETOPO, "%s: hwloc could not read this XML export: %s",
-			       what, strerror(errno));
+		return mm_fail(err, MM_ETOPO, "%s: hwloc could not read this XML export: %s", what, strerror(errno));
 	}
 	ret = topo_finish(t, topo, what, err);
 	if (!ret)
@@ -423,8 +414,7 @@ int topo_place(const struct topology *t, int ntasks, int *cpu_of_task, struct mm
 	int i, c, ret = 0;
 
 	if (ntasks < 1)
-		return mm_fail(err, MM_EINVAL, "%d tasks asked for: at least one is needed",
-			       ntasks);
+		return mm_fail(err, MM_EINVAL, "%d tasks asked for: at least one is needed", ntasks);
 	if (ntasks > t->ncpus)
 		return mm_fail(err, MM_ERANGE,
 			       "%d tasks asked for, but the machine has %d %s (logical CPUs, as "

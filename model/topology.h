@@ -30,12 +30,12 @@ enum topo_dist {
 };
 
 struct topo_cpu {
-	int os_index;  /* the OS CPU number (hwloc PU os_index) */
-	int core;      /* logical core index, 0..ncores-1 */
-	int smt_rank;  /* 0 for the first hardware thread of its core, 1, ... */
-	int l3;        /* L3 domain index, 0..nl3-1 */
-	int package;   /* package index, 0..npackages-1 */
-	int numa;      /* NUMA node index, 0..nnuma-1 */
+	int os_index; /* the OS CPU number (hwloc PU os_index) */
+	int core;     /* logical core index, 0..ncores-1 */
+	int smt_rank; /* 0 for the first hardware thread of its core, 1, ... */
+	int l3;	      /* L3 domain index, 0..nl3-1 */
+	int package;  /* package index, 0..npackages-1 */
+	int numa;     /* NUMA node index, 0..nnuma-1 */
 };
 
 struct topology {

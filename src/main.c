@@ -60,27 +60,26 @@ struct opt_def {
 
 #define OFF(f) offsetof(struct opts, f)
 static const struct opt_def opt_table[] = {
-	{ "cores", O_INT, OFF(cores), "N", "the machine's CPUs (64 for generic)",
-	  "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine" },
-	{ "scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
-	  "scenarios or variants to predict (mmsim list), or scenario files" },
-	{ "machine", O_STR, OFF(machine), "NAME|FILE", "generic", "hardware profile" },
-	{ "kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile" },
-	{ "tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries",
-	  "task counts, e.g. 1,64,128,256" },
-	{ "mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not" },
-	{ "ops-per-task", O_LL, OFF(ops_per_task), "K", "0 (throughput)",
-	  "fixed work: K operations per task; report the makespan" },
-	{ "format", O_STR, OFF(format), "table|csv|json", "table",
-	  "csv is will-it-scale's exact format, one scenario per CSV" },
-	{ "plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL, "draw the curves with gnuplot" },
-	{ "sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
-	  "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies" },
-	{ "seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter" },
-	{ "events", O_LL, OFF(events), "E", "200000 + 2000 per task",
-	  "events simulated in each point's measurement window (longer: less noise)" },
-	{ "help", O_FLAG, OFF(help), NULL, NULL, "this text" },
-	{ "version", O_FLAG, OFF(version), NULL, NULL, "print the version" },
+    {"cores", O_INT, OFF(cores), "N", "the machine's CPUs (64 for generic)",
+     "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine"},
+    {"scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
+     "scenarios or variants to predict (mmsim list), or scenario files"},
+    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic", "hardware profile"},
+    {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
+    {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
+    {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
+    {"ops-per-task", O_LL, OFF(ops_per_task), "K", "0 (throughput)",
+     "fixed work: K operations per task; report the makespan"},
+    {"format", O_STR, OFF(format), "table|csv|json", "table",
+     "csv is will-it-scale's exact format, one scenario per CSV"},
+    {"plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL, "draw the curves with gnuplot"},
+    {"sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
+     "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies"},
+    {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
+    {"events", O_LL, OFF(events), "E", "200000 + 2000 per task",
+     "events simulated in each point's measurement window (longer: less noise)"},
+    {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
+    {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
 #define NOPTS (int)(sizeof(opt_table) / sizeof(opt_table[0]))
 
@@ -88,8 +87,8 @@ static const struct command {
 	const char *name;
 	const char *help;
 } commands[] = {
-	{ "run", "predict scalability curves (the default command)" },
-	{ "list", "list scenarios and variants, machines, kernels and lock designs" },
+    {"run", "predict scalability curves (the default command)"},
+    {"list", "list scenarios and variants, machines, kernels and lock designs"},
 };
 
 static void usage(FILE *f)
@@ -110,8 +109,9 @@ static void usage(FILE *f)
 			fprintf(f, " [default: %s]", opt_table[i].dflt);
 		fputc('\n', f);
 	}
-	fprintf(f, "\nexample: mmsim --cores 256 --scenario has_pinned_write\n"
-		   "         mmsim --machine amd-2s-128c --scenario has_pinned_write,has_pinned_check --plot pin.png\n");
+	fprintf(f,
+		"\nexample: mmsim --cores 256 --scenario has_pinned_write\n"
+		"         mmsim --machine amd-2s-128c --scenario has_pinned_write,has_pinned_check --plot pin.png\n");
 }
 
 static int die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -314,34 +314,31 @@ static int load_kernel(struct run *r, const char *name, struct kernel_profile **
 static int add_curve(struct run *r, const char *name, struct mm_error *err)
 {
 	struct scenario sc;
-	int v, rc, first, last;
+	int v, rc = 0, first, last;
 
 	if ((rc = scenario_load(&sc, name, &v, err)))
 		return rc;
 	first = v >= 0 ? v : 0;
 	last = v >= 0 ? v : sc.nvar - 1;
-	for (v = first; v <= last; v++) {
-		int c = r->ncurves;
+	for (v = first; v <= last && !rc; v++) {
+		int c = r->ncurves, dummy;
+		struct curve *cv = &r->curve[c];
 		char kname[64];
 
 		if (c == MAX_CURVES) {
-			scenario_free(&sc);
-			return mm_fail(err, MM_ERANGE, "too many curves (at most %d)", MAX_CURVES);
+			rc = mm_fail(err, MM_ERANGE, "too many curves (at most %d)", MAX_CURVES);
+			break;
 		}
-		/* each curve owns a copy of the parsed scenario */
-		if (v == first) {
-			r->sc[c] = sc;
-		} else if ((rc = scenario_load(&r->sc[c], name, &(int){ 0 }, err))) {
-			return rc;
-		}
+		/* each curve owns its own copy of the scenario; a curve counts once complete */
+		if ((rc = scenario_load(&r->sc[c], name, &dummy, err)))
+			break;
 		r->var[c] = v;
 		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
-		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)))
-			return rc;
-		if ((rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err)))
-			return rc;
-		struct curve *cv = &r->curve[c];
-
+		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)) ||
+		    (rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err))) {
+			scenario_free(&r->sc[c]);
+			break;
+		}
 		snprintf(cv->scenario, sizeof(cv->scenario), "%s", sc.name);
 		snprintf(cv->variant, sizeof(cv->variant), "%s", sc.var[v].name);
 		snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
@@ -349,7 +346,8 @@ static int add_curve(struct run *r, const char *name, struct mm_error *err)
 		snprintf(cv->opdoc, sizeof(cv->opdoc), "%s", sc.opdoc);
 		r->ncurves++;
 	}
-	return 0;
+	scenario_free(&sc);
+	return rc;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -372,12 +370,13 @@ static int task_list(struct run *r, int ncpus, struct mm_error *err)
 			errno = 0;
 			v = strtol(tok, &end, 10);
 			if (errno || end == tok || *end || v < 1)
-				return mm_fail(err, MM_EINVAL, "--tasks: '%s' is not a task count (expected e.g. 1,64,256)",
-					       tok);
+				return mm_fail(err, MM_EINVAL,
+					       "--tasks: '%s' is not a task count (expected e.g. 1,64,256)", tok);
 			if (v > ncpus)
-				return mm_fail(err, MM_ERANGE,
-					       "--tasks: %ld tasks, but the machine has %d logical CPUs (one task per CPU)",
-					       v, ncpus);
+				return mm_fail(
+				    err, MM_ERANGE,
+				    "--tasks: %ld tasks, but the machine has %d logical CPUs (one task per CPU)", v,
+				    ncpus);
 			if (n == REPORT_MAX_POINTS)
 				return mm_fail(err, MM_ERANGE, "--tasks: at most %d points", REPORT_MAX_POINTS);
 			r->tasks[n++] = (int)v;
@@ -462,7 +461,7 @@ struct sens_item {
 	int kslot;
 	int entry;
 	char label[160];
-	int policy;  /* >= 0: an arbitration policy instead of an entry */
+	int policy; /* >= 0: an arbitration policy instead of an entry */
 };
 
 static int sens_variant(struct run *r, const struct sens_item *it, double factor, struct sim_result *out,
@@ -552,7 +551,7 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 	struct mm_error *errs;
 
 	for (int p = 0; p < 2; p++)
-		items[n++] = (struct sens_item){ .policy = p, .label = "" };
+		items[n++] = (struct sens_item){.policy = p, .label = ""};
 	snprintf(items[0].label, sizeof(items[0].label), "arbitration = fifo");
 	snprintf(items[1].label, sizeof(items[1].label), "arbitration = local-first");
 	for (int i = 0; i < r->m.prof.nentries && n < 256; i++) {
@@ -560,7 +559,7 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 
 		if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) || !strcmp(e->key, "jitter"))
 			continue;
-		items[n] = (struct sens_item){ .machine = 1, .entry = i, .policy = -1 };
+		items[n] = (struct sens_item){.machine = 1, .entry = i, .policy = -1};
 		snprintf(items[n++].label, sizeof(items[0].label), "machine [%.20s] %.40s = %.30s (%s)", e->section,
 			 e->key, e->value, prof_tag_name(e->tag));
 	}
@@ -571,7 +570,7 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
 			    strcmp(e->section, "costs"))
 				continue;
-			items[n] = (struct sens_item){ .machine = 0, .kslot = k, .entry = i, .policy = -1 };
+			items[n] = (struct sens_item){.machine = 0, .kslot = k, .entry = i, .policy = -1};
 			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",
 				 r->ks[k].k.name, e->section, e->key, e->value, prof_tag_name(e->tag));
 		}
@@ -614,7 +613,8 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 	if (r->ncurves == 2) {
 		int m0 = r->curve[0].has_mode[0] ? 0 : 1, m1 = r->curve[1].has_mode[0] ? 0 : 1;
 
-		printf(" %14.2f", r->curve[1].res[m1][r->npts - 1]->ops_per_s / r->curve[0].res[m0][r->npts - 1]->ops_per_s);
+		printf(" %14.2f",
+		       r->curve[1].res[m1][r->npts - 1]->ops_per_s / r->curve[0].res[m0][r->npts - 1]->ops_per_s);
 	}
 	printf("\n");
 	for (int i = 0; i < n; i++) {
@@ -647,7 +647,7 @@ static int cmd_run(struct opts *o, const char *cmdline)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	struct sweep_job *jobs = NULL;
-	struct mm_error err = { 0 };
+	struct mm_error err = {0};
 	struct report_ctx ctx;
 	int rc, njobs = 0, ncpus;
 	char buf[1024], *save, *tok;
@@ -675,6 +675,14 @@ static int cmd_run(struct opts *o, const char *cmdline)
 			return die(2, "--mode '%s': expected threads, processes or both", o->mode);
 		}
 	}
+	if (o->plot) {
+		const char *ext = strrchr(o->plot, '.');
+
+		if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg"))) {
+			free(r);
+			return die(2, "--plot %s: expected a file name ending in .png or .svg", o->plot);
+		}
+	}
 	if ((rc = machine_load(&r->m, o->machine, o->cores, &err)))
 		goto fail;
 	ncpus = o->cores ? o->cores : r->m.topo.ncpus;
@@ -693,9 +701,12 @@ static int cmd_run(struct opts *o, const char *cmdline)
 		goto fail;
 	if ((rc = run_curves(r, &jobs, &njobs, &err)))
 		goto fail;
-	ctx = (struct report_ctx){ .machine = r->m.hw.name, .machine_desc = r->m.hw.description,
-				   .topology = r->m.topo.summary, .ncpus = r->m.topo.ncpus, .seed = o->seed,
-				   .command = cmdline };
+	ctx = (struct report_ctx){.machine = r->m.hw.name,
+				  .machine_desc = r->m.hw.description,
+				  .topology = r->m.topo.summary,
+				  .ncpus = r->m.topo.ncpus,
+				  .seed = o->seed,
+				  .command = cmdline};
 	if (o->plot && (rc = report_plot(o->plot, &ctx, r->curve, r->ncurves, &err)))
 		goto fail;
 	if (!strcmp(o->format, "csv"))
@@ -724,7 +735,7 @@ fail:
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .machine = "generic", .format = "table", .seed = 1 };
+	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
 	char cmdline[2048] = "mmsim";
 	const char *cmd = "run";
 	int first = 1, rc;

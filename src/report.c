@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const mode_name[2] = { "threads", "processes" };
+static const char *const mode_name[2] = {"threads", "processes"};
 
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves)
 {
@@ -119,13 +119,18 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 {
 	const char *ext = strrchr(path, '.');
 	char script[] = "/tmp/mmsim-plot-XXXXXX";
-	char datafile[sizeof(script) + 8];
+	char datafile[sizeof(script) + 8], partial[4200];
 	FILE *f, *d;
 	int fd, status, n = 0;
 	pid_t pid;
 
 	if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
 		return mm_fail(err, MM_EINVAL, "--plot %s: expected a file name ending in .png or .svg", path);
+	if (strchr(path, '\'') || strlen(path) > 4000)
+		return mm_fail(err, MM_EINVAL, "--plot %s: a quote or an overlong name cannot be passed to gnuplot",
+			       path);
+	/* gnuplot draws into a side file, renamed only when complete: nothing half-written */
+	snprintf(partial, sizeof(partial), "%s.part%s", path, ext);
 	fd = mkstemp(script);
 	if (fd < 0)
 		return mm_fail(err, MM_EIO, "--plot: cannot create a temporary file: %s", strerror(errno));
@@ -151,7 +156,7 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 		}
 	fclose(d);
 	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
-	fprintf(f, "set output '%s'\n", path);
+	fprintf(f, "set output '%s'\n", partial);
 	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
 	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
@@ -176,8 +181,15 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 		waitpid(pid, &status, 0);
 	unlink(script);
 	unlink(datafile);
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || access(partial, F_OK)) {
+		unlink(partial);
 		return mm_fail(err, MM_EIO, "--plot %s: gnuplot failed%s", path,
-			       WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)" : "");
+			       WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)"
+									       : " (can the file be written there?)");
+	}
+	if (rename(partial, path)) {
+		unlink(partial);
+		return mm_fail(err, MM_EIO, "--plot %s: %s", path, strerror(errno));
+	}
 	return 0;
 }

@@ -10,16 +10,16 @@
 
 /* One predicted curve: a scenario variant on a machine and kernel, in one or both modes. */
 struct curve {
-	char label[128];    /* "has_pinned_write" or "pin_fast:has_pinned_write" */
+	char label[128]; /* "has_pinned_write" or "pin_fast:has_pinned_write" */
 	char scenario[64];
 	char variant[64];
 	char kernel[64];
 	char opdoc[256];
 	int npts;
 	int tasks[REPORT_MAX_POINTS];
-	int has_mode[2];    /* [SC_THREADS], [SC_PROCESSES] */
+	int has_mode[2]; /* [SC_THREADS], [SC_PROCESSES] */
 	struct sim_result *res[2][REPORT_MAX_POINTS];
-	double linear1[2];  /* ops/s of one task, for efficiency and 'linear' */
+	double linear1[2]; /* ops/s of one task, for efficiency and 'linear' */
 	int fixed_work;
 };
 

@@ -57,8 +57,8 @@ static void transfer_costs_by_hand(void **state)
 	coh_apply(&w.m, &w.l, 0, COH_RMW); /* owned by 0 */
 	assert_true(coh_holds(&w.m, &w.l, 0, COH_STORE));
 	assert_false(coh_holds(&w.m, &w.l, 1, COH_LOAD));
-	assert_int_equal(coh_cost_ps(&w.m, &w.l, 1, COH_RMW), 10);  /* SMT sibling */
-	assert_int_equal(coh_cost_ps(&w.m, &w.l, 2, COH_LOAD), 20); /* same L3 */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 1, COH_RMW), 10);   /* SMT sibling */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 2, COH_LOAD), 20);  /* same L3 */
 	assert_int_equal(coh_cost_ps(&w.m, &w.l, 4, COH_LOAD), 100); /* other L3 */
 	assert_int_equal(coh_cost_ps(&w.m, &w.l, 8, COH_LOAD), 300); /* other package */
 	/* shared by 0 and 8: a load from 1 comes from its sibling, a store must reach 8 */
@@ -81,7 +81,7 @@ static void home_snoop_makes_foreign_cross_l3_hops_remote(void **state)
 	struct cworld w;
 
 	cw_init(&w, ARB_FIFO, 1);
-	coh_apply(&w.m, &w.l, 8, COH_RMW); /* line of node 0, owned on package 1 */
+	coh_apply(&w.m, &w.l, 8, COH_RMW);			     /* line of node 0, owned on package 1 */
 	assert_int_equal(coh_cost_ps(&w.m, &w.l, 12, COH_RMW), 300); /* other L3 of package 1: via home */
 	assert_int_equal(coh_cost_ps(&w.m, &w.l, 10, COH_RMW), 20);  /* same L3: no detour */
 	coh_apply(&w.m, &w.l, 0, COH_RMW);
@@ -91,7 +91,7 @@ static void home_snoop_makes_foreign_cross_l3_hops_remote(void **state)
 
 static void enqueue(struct cworld *w, int idx, int cpu, int op)
 {
-	w->pool[idx] = (struct coh_req){ .task = idx, .cpu = cpu, .op = op };
+	w->pool[idx] = (struct coh_req){.task = idx, .cpu = cpu, .op = op};
 	assert_int_equal(coh_enqueue(&w->l, w->pool, idx), 0);
 }
 
@@ -128,10 +128,10 @@ static void local_first_prefers_near_but_bounds_bypasses(void **state)
 
 	cw_init(&w, ARB_LOCAL_FIRST, 0); /* batch_limit 2 */
 	coh_apply(&w.m, &w.l, 0, COH_RMW);
-	enqueue(&w, 0, 8, COH_RMW);  /* oldest, far */
-	enqueue(&w, 1, 4, COH_RMW);  /* other L3 */
-	enqueue(&w, 2, 1, COH_RMW);  /* SMT sibling of the owner */
-	enqueue(&w, 3, 2, COH_RMW);  /* same L3 */
+	enqueue(&w, 0, 8, COH_RMW); /* oldest, far */
+	enqueue(&w, 1, 4, COH_RMW); /* other L3 */
+	enqueue(&w, 2, 1, COH_RMW); /* SMT sibling of the owner */
+	enqueue(&w, 3, 2, COH_RMW); /* same L3 */
 	assert_int_equal(coh_pick(&w.m, &w.l, w.pool, out, 16), 1);
 	assert_int_equal(out[0], 2); /* nearest to CPU 0 */
 	coh_apply(&w.m, &w.l, 1, COH_RMW);
@@ -143,9 +143,8 @@ static void local_first_prefers_near_but_bounds_bypasses(void **state)
 	cw_free(&w);
 }
 
-static const char *hot_line =
-	"scenario hot\nop \"one atomic on a shared line\"\nfield g scope global\n"
-	"variant v kernel 9.9 \"test\"\nbegin\n  f atomic g\n  f compute 5ns\n";
+static const char *hot_line = "scenario hot\nop \"one atomic on a shared line\"\nfield g scope global\n"
+			      "variant v kernel 9.9 \"test\"\nbegin\n  f atomic g\n  f compute 5ns\n";
 
 /* N CPUs updating one line in a closed loop, fifo, one latency L: 1/L grants a second. */
 static void fifo_saturates_at_one_over_latency(void **state)
@@ -197,12 +196,12 @@ static void local_first_beats_fifo_by_the_expected_factor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(transfer_costs_by_hand),
-		cmocka_unit_test(home_snoop_makes_foreign_cross_l3_hops_remote),
-		cmocka_unit_test(fifo_grants_in_arrival_order_and_batches_loads),
-		cmocka_unit_test(local_first_prefers_near_but_bounds_bypasses),
-		cmocka_unit_test(fifo_saturates_at_one_over_latency),
-		cmocka_unit_test(local_first_beats_fifo_by_the_expected_factor),
+	    cmocka_unit_test(transfer_costs_by_hand),
+	    cmocka_unit_test(home_snoop_makes_foreign_cross_l3_hops_remote),
+	    cmocka_unit_test(fifo_grants_in_arrival_order_and_batches_loads),
+	    cmocka_unit_test(local_first_prefers_near_but_bounds_bypasses),
+	    cmocka_unit_test(fifo_saturates_at_one_over_latency),
+	    cmocka_unit_test(local_first_beats_fifo_by_the_expected_factor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,9 +66,9 @@ static void the_past_cannot_be_scheduled(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(events_come_out_in_time_order),
-		cmocka_unit_test(ties_break_in_scheduling_order),
-		cmocka_unit_test(the_past_cannot_be_scheduled),
+	    cmocka_unit_test(events_come_out_in_time_order),
+	    cmocka_unit_test(ties_break_in_scheduling_order),
+	    cmocka_unit_test(the_past_cannot_be_scheduled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,16 +12,16 @@
 #include <stdlib.h>
 
 static const char *exclusive_scn =
-	"scenario ex\nop \"lock, hold, unlock, think\"\nlock L %s scope global\n"
-	"variant v kernel 9.9 \"test\"\nbegin\n  f lock L%s\n  f compute 200ns exp\n  f unlock L%s\n"
-	"  f compute 300ns exp\n";
+    "scenario ex\nop \"lock, hold, unlock, think\"\nlock L %s scope global\n"
+    "variant v kernel 9.9 \"test\"\nbegin\n  f lock L%s\n  f compute 200ns exp\n  f unlock L%s\n"
+    "  f compute 300ns exp\n";
 
 static const char *mixed_scn =
-	"scenario mixed\nop \"three reads, one write, one downgrade\"\nlock L %s scope global\n"
-	"variant v kernel 9.9 \"test\"\nbegin\n  repeat 3\n    f lock L read\n    f compute 300ns exp\n"
-	"    f unlock L read\n    f compute 100ns exp\n  end\n  f lock L write\n  f compute 200ns exp\n"
-	"  f unlock L write\n  f trylock L read\n  f compute 50ns\n  f unlock L read\n"
-	"  f lock L write\n  f compute 50ns\n  f downgrade L\n  f compute 50ns\n  f unlock L read\n";
+    "scenario mixed\nop \"three reads, one write, one downgrade\"\nlock L %s scope global\n"
+    "variant v kernel 9.9 \"test\"\nbegin\n  repeat 3\n    f lock L read\n    f compute 300ns exp\n"
+    "    f unlock L read\n    f compute 100ns exp\n  end\n  f lock L write\n  f compute 200ns exp\n"
+    "  f unlock L write\n  f trylock L read\n  f compute 50ns\n  f unlock L read\n"
+    "  f lock L write\n  f compute 50ns\n  f downgrade L\n  f compute 50ns\n  f unlock L read\n";
 
 static void contract(const struct lock_design *d, const char *era, int fixed)
 {
@@ -51,8 +51,8 @@ static void contract(const struct lock_design *d, const char *era, int fixed)
 
 	assert_string_equal(st->design, d->name);
 	if (st->violations)
-		fail_msg("%s (era %s, %s): %llu mutual exclusion violations", d->name, era, fixed ? "fixed work" : "throughput",
-			 (unsigned long long)st->violations);
+		fail_msg("%s (era %s, %s): %llu mutual exclusion violations", d->name, era,
+			 fixed ? "fixed work" : "throughput", (unsigned long long)st->violations);
 	/* acquires = releases, up to the tasks inside at the end */
 	for (int m = 0; m < 2; m++) {
 		assert_true(st->acquires[m] >= st->releases[m]);
@@ -64,7 +64,7 @@ static void contract(const struct lock_design *d, const char *era, int fixed)
 	}
 	assert_true(st->acquires[0] > 0);
 	assert_true(r1.min_task_ops > 0); /* nobody starved */
-	assert_true(st->contended > 0);   /* the test does exercise contention */
+	assert_true(st->contended > 0);	  /* the test does exercise contention */
 	if (shared && (d->caps & LK_CAP_DOWNGRADE))
 		assert_true(st->max_readers > 1);
 	/* determinism: same inputs, same seed, same bytes */
@@ -83,7 +83,7 @@ static void every_design_keeps_the_contract(void **state)
 
 static void rwsem_keeps_the_contract_in_every_era(void **state)
 {
-	static const char *const eras[] = { "3.x", "5.11", "6.x" };
+	static const char *const eras[] = {"3.x", "5.11", "6.x"};
 
 	for (int e = 0; e < 3; e++) {
 		contract(&lock_rwsem, eras[e], 0);
@@ -98,7 +98,7 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
  */
 static void spinlock_matches_machine_repairman(void **state)
 {
-	static const char *const designs[] = { "ticket", "qspinlock" };
+	static const char *const designs[] = {"ticket", "qspinlock"};
 	const int n = 8;
 	const double hold_ns = 1000, think_ns = 3000, rho = hold_ns / think_ns;
 	double sum = 0, term = 1, expect;
@@ -134,7 +134,7 @@ static void spinlock_matches_machine_repairman(void **state)
 
 static void rwsem_readers_alone_never_sleep(void **state)
 {
-	static const char *const eras[] = { "3.x", "5.11", "6.x" };
+	static const char *const eras[] = {"3.x", "5.11", "6.x"};
 
 	for (int e = 0; e < 3; e++) {
 		char hw[1024], k[512];
@@ -184,11 +184,11 @@ static void rwsem_writers_sleep_and_idle_counts_it(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_design_keeps_the_contract),
-		cmocka_unit_test(rwsem_keeps_the_contract_in_every_era),
-		cmocka_unit_test(spinlock_matches_machine_repairman),
-		cmocka_unit_test(rwsem_readers_alone_never_sleep),
-		cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
+	    cmocka_unit_test(every_design_keeps_the_contract),
+	    cmocka_unit_test(rwsem_keeps_the_contract_in_every_era),
+	    cmocka_unit_test(spinlock_matches_machine_repairman),
+	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
+	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,12 +159,12 @@ static void sweep_is_deterministic_across_thread_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(stores_are_posted_but_atomics_wait),
-		cmocka_unit_test(fixed_work_makespan_and_idle_floor),
-		cmocka_unit_test(threads_share_the_mm_processes_do_not),
-		cmocka_unit_test(a_lock_never_released_is_reported_not_hung),
-		cmocka_unit_test(too_many_tasks_is_an_error),
-		cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
+	    cmocka_unit_test(stores_are_posted_but_atomics_wait),
+	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
+	    cmocka_unit_test(threads_share_the_mm_processes_do_not),
+	    cmocka_unit_test(a_lock_never_released_is_reported_not_hung),
+	    cmocka_unit_test(too_many_tasks_is_an_error),
+	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,8 +75,13 @@ static inline void t_world_free(struct tworld *w)
 
 static inline struct sim_config t_cfg(const struct tworld *w, int ntasks)
 {
-	struct sim_config c = { .topo = &w->topo, .hw = &w->hw, .kernel = &w->k, .prog = &w->prog,
-				.mode = SC_THREADS, .ntasks = ntasks, .seed = 7 };
+	struct sim_config c = {.topo = &w->topo,
+			       .hw = &w->hw,
+			       .kernel = &w->k,
+			       .prog = &w->prog,
+			       .mode = SC_THREADS,
+			       .ntasks = ntasks,
+			       .seed = 7};
 	return c;
 }
 

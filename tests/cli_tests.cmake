@@ -1,0 +1,269 @@
+# CLI tests: run the real mmsim binary.  Included from tests/CMakeLists.txt.
+#
+# PASS_REGULAR_EXPRESSION would make ctest ignore the exit status, so each
+# test runs mmsim under a small sh script that checks both the exit status
+# and the output:
+#   sh -c SCRIPT MMSIM WANT PATTERN... -- ARGS...
+# WANT is "ok" (exit status 0) or "fail" (1..125: an error, not a crash);
+# every PATTERN (a grep -E expression) must match some line of the output
+# (stdout and stderr together).  The script holds no ';', which add_test
+# would take as a list separator.
+set(MMSIM_CLI_SH [=[
+want=$1
+shift
+pats=
+while [ "$#" -gt 0 ] && [ "$1" != "--" ]
+do
+  pats="$pats$1
+"
+  shift
+done
+if [ "$#" -eq 0 ]
+then
+  echo "test script: no '--' before the arguments"
+  exit 2
+fi
+shift
+out=$("$0" "$@" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+echo "[mmsim exit status: $rc]"
+if [ "$want" = ok ] && [ "$rc" -ne 0 ]
+then
+  echo "FAIL: expected exit status 0"
+  exit 1
+fi
+if [ "$want" = fail ] && [ "$rc" -eq 0 ]
+then
+  echo "FAIL: expected a non-zero exit status"
+  exit 1
+fi
+if [ "$rc" -gt 125 ]
+then
+  echo "FAIL: mmsim crashed or was killed (status $rc)"
+  exit 1
+fi
+printf '%s' "$pats" | while IFS= read -r p
+do
+  if ! printf '%s\n' "$out" | grep -E -q -e "$p"
+  then
+    echo "FAIL: no line of the output matches: $p"
+    exit 1
+  fi
+done || exit 1
+]=])
+
+# mmsim_cli(NAME ok|fail PATTERNS p1 [p2...] ARGS a1 [a2...])
+function(mmsim_cli name want)
+  cmake_parse_arguments(C "" "" "PATTERNS;ARGS" ${ARGN})
+  add_test(NAME cli_${name}
+    COMMAND sh -c "${MMSIM_CLI_SH}" $<TARGET_FILE:mmsim> ${want} ${C_PATTERNS} -- ${C_ARGS})
+  set_tests_properties(cli_${name} PROPERTIES LABELS fast TIMEOUT 60)
+endfunction()
+
+# Inputs written at configure time.
+set(MMSIM_CLI_DIR ${CMAKE_CURRENT_BINARY_DIR}/cli)
+file(MAKE_DIRECTORY ${MMSIM_CLI_DIR})
+file(WRITE ${MMSIM_CLI_DIR}/bad_kernel.conf
+  "[kernel]\n# [assumed] test\nname = bad\nthis line is not ini\n")
+file(WRITE ${MMSIM_CLI_DIR}/bad_spinlock.conf
+  "[kernel]\nname = linux-5.11\nversion = 5.11\nspinlock = mcs\nrwsem_era = 5.11\nvma_lock = none\n")
+file(WRITE ${MMSIM_CLI_DIR}/bad_syntax.scn
+  "scenario bad\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn frobnicate f\n")
+file(WRITE ${MMSIM_CLI_DIR}/bad_cost.scn
+  "scenario badcost\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn load f\n  fn compute no_such_cost\n")
+file(WRITE ${MMSIM_CLI_DIR}/tiny.scn
+  "scenario tiny\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn atomic f\n  fn compute gup_test_ioctl_exit\n")
+
+set(SMALL --machine nehalem-i7-920)
+
+# ---- misuse: a non-zero exit and a message that says what is wrong ----------
+
+mmsim_cli(unknown_option fail
+  PATTERNS "^mmsim: unknown option '--bogus' \\(see mmsim --help\\)"
+  ARGS --bogus)
+mmsim_cli(unexpected_argument fail
+  PATTERNS "unexpected argument 'stray' \\(options start with --"
+  ARGS run stray)
+mmsim_cli(unknown_command fail
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run or list"
+  ARGS frobnicate)
+mmsim_cli(option_without_value fail
+  PATTERNS "--tasks needs a value"
+  ARGS --scenario pin_fast --tasks)
+mmsim_cli(flag_with_value fail
+  PATTERNS "--help takes no value"
+  ARGS --help=yes)
+mmsim_cli(unknown_scenario fail
+  PATTERNS "unknown scenario 'no_such_scenario' \\(not a builtin scenario or variant" "mmsim list"
+  ARGS ${SMALL} --scenario no_such_scenario --tasks 1)
+mmsim_cli(missing_scenario fail
+  PATTERNS "^mmsim: --scenario is required"
+  ARGS ${SMALL} --tasks 1,2)
+mmsim_cli(cores_zero fail
+  PATTERNS "--cores 0 is out of range \\(expected 1 to 4096\\)"
+  ARGS --cores 0 --scenario has_pinned_write --tasks 1)
+mmsim_cli(cores_too_many fail
+  PATTERNS "--cores 100000 is out of range \\(expected 1 to 4096\\)"
+  ARGS --cores 100000 --scenario has_pinned_write --tasks 1)
+mmsim_cli(cores_junk fail
+  PATTERNS "--cores '12x': expected a whole number"
+  ARGS --cores 12x --scenario has_pinned_write --tasks 1)
+mmsim_cli(cores_above_machine fail
+  PATTERNS "--cores 16: machine 'nehalem-i7-920' has only 8 logical CPUs"
+  ARGS ${SMALL} --cores 16 --scenario has_pinned_write --tasks 1)
+mmsim_cli(tasks_above_cpus fail
+  PATTERNS "--tasks: 9 tasks, but the machine has 8 logical CPUs"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 1,9)
+mmsim_cli(tasks_junk fail
+  PATTERNS "--tasks: 'x2' is not a task count \\(expected e.g. 1,64,256\\)"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 1,x2)
+mmsim_cli(tasks_zero fail
+  PATTERNS "--tasks: '0' is not a task count"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 0)
+mmsim_cli(csv_two_curves fail
+  PATTERNS "--format csv holds one scenario .*'pin_fast' gives 2 curves"
+  ARGS ${SMALL} --scenario pin_fast --tasks 1,2 --format csv)
+mmsim_cli(format_xml fail
+  PATTERNS "--format 'xml': expected table, csv or json"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 1 --format xml)
+mmsim_cli(mode_junk fail
+  PATTERNS "--mode 'junk': expected threads, processes or both"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 1 --mode junk)
+mmsim_cli(machine_missing_file fail
+  PATTERNS "/nonexistent-dir/m\\.conf: cannot open"
+  ARGS --machine /nonexistent-dir/m.conf --scenario has_pinned_write --tasks 1)
+mmsim_cli(machine_unknown_name fail
+  PATTERNS "unknown machine profile 'no-such-machine' \\(builtin: .*amd-2s-128c.*nehalem-i7-920"
+  ARGS --machine no-such-machine --scenario has_pinned_write --tasks 1)
+mmsim_cli(kernel_malformed fail
+  PATTERNS "bad_kernel\\.conf:4: malformed line"
+  ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_kernel.conf --scenario has_pinned_write --tasks 1)
+mmsim_cli(kernel_bad_spinlock fail
+  PATTERNS "bad_spinlock\\.conf:4: \\[kernel\\] spinlock = 'mcs': expected one of: qspinlock ticket"
+  ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_spinlock.conf --scenario has_pinned_write --tasks 1)
+mmsim_cli(scenario_syntax_error fail
+  PATTERNS "${MMSIM_CLI_DIR}/bad_syntax\\.scn:5:6: unknown action 'frobnicate'"
+  ARGS ${SMALL} --scenario ${MMSIM_CLI_DIR}/bad_syntax.scn --tasks 1)
+mmsim_cli(scenario_unknown_cost fail
+  PATTERNS "bad_cost\\.scn:6:3: unknown cost 'no_such_cost': kernel profile builtin:data/kernels/linux-5\\.11\\.conf has no \\[costs\\] no_such_cost"
+  ARGS ${SMALL} --scenario ${MMSIM_CLI_DIR}/bad_cost.scn --tasks 1)
+mmsim_cli(scenario_missing_file fail
+  PATTERNS "/nonexistent-dir/x\\.scn: cannot open"
+  ARGS ${SMALL} --scenario /nonexistent-dir/x.scn --tasks 1)
+mmsim_cli(plot_jpg fail
+  PATTERNS "--plot out\\.jpg: expected a file name ending in \\.png or \\.svg"
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 1 --plot out.jpg)
+
+# 9 x pin_fast = 18 curves: refused, cleanly.
+mmsim_cli(too_many_curves fail
+  PATTERNS "^mmsim: too many curves \\(at most 16\\)"
+  ARGS ${SMALL} --scenario pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast
+       --tasks 1)
+# The 17th curve is the second variant of a scenario whose first was taken:
+# refused cleanly (this once crashed with a double free).
+mmsim_cli(too_many_curves_odd fail
+  PATTERNS "^mmsim: too many curves \\(at most 16\\)"
+  ARGS ${SMALL} --scenario has_pinned_write,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast,pin_fast
+       --tasks 1)
+# A versioned kernel name that is not builtin lists the builtins.
+mmsim_cli(kernel_unknown_name fail
+  PATTERNS "unknown kernel profile 'linux-6\\.4' \\(builtin: .*linux-5\\.11"
+  ARGS ${SMALL} --kernel linux-6.4 --scenario has_pinned_write --tasks 1)
+
+# Nothing half-written: --plot into a directory that does not exist fails,
+# and no file (nor the directory) appears.
+add_test(NAME cli_plot_missing_dir
+  COMMAND sh -c [=[
+dir="$1/no-such-dir"
+rm -rf "$dir"
+"$0" --machine nehalem-i7-920 --scenario has_pinned_write --tasks 1,2 --plot "$dir/x.png" >"$1/plot_missing_dir.out" 2>&1
+rc=$?
+cat "$1/plot_missing_dir.out"
+echo "[mmsim exit status: $rc]"
+if [ "$rc" -eq 0 ] || [ "$rc" -gt 125 ]
+then
+  echo "FAIL: expected an error exit status"
+  exit 1
+fi
+if [ -e "$dir" ]
+then
+  echo "FAIL: $dir was created"
+  exit 1
+fi
+grep -E -q -e "--plot .*no-such-dir/x\.png" "$1/plot_missing_dir.out" || exit 1
+]=] $<TARGET_FILE:mmsim> ${MMSIM_CLI_DIR})
+set_tests_properties(cli_plot_missing_dir PROPERTIES LABELS fast TIMEOUT 60)
+
+# ---- what works --------------------------------------------------------------
+
+mmsim_cli(help ok
+  PATTERNS "^usage: mmsim" "--scenario A\\[,B\\.\\.\\.\\]" "--machine NAME\\|FILE"
+  ARGS --help)
+mmsim_cli(version ok
+  PATTERNS "^mmsim [0-9]+\\.[0-9]+"
+  ARGS --version)
+mmsim_cli(list ok
+  PATTERNS "^  pin_fast: " "has_pinned_write +5\\.11 " "has_pinned_check +5\\.11 " "^  amd-2s-128c "
+           "^  nehalem-i7-920 " "^  linux-5\\.11$" "^  qspinlock "
+  ARGS list)
+mmsim_cli(table_default ok
+  PATTERNS "^# machine: nehalem-i7-920 " "^has_pinned_write +\\[pin_fast, kernel linux-5\\.11, threads\\]"
+           "^ +1 +[1-9][0-9]* " "^ +2 +[1-9][0-9]* "
+  ARGS ${SMALL} --scenario has_pinned_write --tasks 2,1,2)
+mmsim_cli(scenario_file ok
+  PATTERNS "^v +\\[tiny, kernel linux-5\\.11, threads\\]" "^ +2 +[1-9][0-9]* "
+  ARGS ${SMALL} --scenario ${MMSIM_CLI_DIR}/tiny.scn --tasks 1,2)
+
+# will-it-scale's CSV: exactly its header, then the 0-task line.
+add_test(NAME cli_csv_header
+  COMMAND sh -c [=[
+out=$("$0" --machine amd-2s-128c --scenario has_pinned_write --tasks 1,2 --format csv)
+rc=$?
+printf '%s\n' "$out"
+echo "[mmsim exit status: $rc]"
+[ "$rc" -eq 0 ] || exit 1
+head=$(printf '%s\n' "$out" | head -n 2)
+want='tasks,processes,processes_idle,threads,threads_idle,linear
+0,0,100,0,100,0'
+if [ "$head" != "$want" ]
+then
+  echo "FAIL: the first two lines are not will-it-scale's header and 0 line"
+  exit 1
+fi
+n=$(printf '%s\n' "$out" | wc -l)
+if [ "$n" -ne 4 ]
+then
+  echo "FAIL: expected 4 lines (header, 0, 1 and 2 tasks), got $n"
+  exit 1
+fi
+printf '%s\n' "$out" | sed -n '3p' | grep -E -q -e '^1,' || exit 1
+printf '%s\n' "$out" | sed -n '4p' | grep -E -q -e '^2,' || exit 1
+]=] $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_csv_header PROPERTIES LABELS fast TIMEOUT 60)
+
+# --format json is JSON.
+find_program(MMSIM_PYTHON3 python3)
+if(MMSIM_PYTHON3)
+  add_test(NAME cli_json_parses
+    COMMAND sh -c [=[
+out=$("$0" --machine nehalem-i7-920 --scenario pin_fast --tasks 1,2 --format json)
+rc=$?
+printf '%s\n' "$out"
+echo "[mmsim exit status: $rc]"
+[ "$rc" -eq 0 ] || exit 1
+printf '%s\n' "$out" | "$1" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["machine"] == "nehalem-i7-920", d["machine"]
+assert d["cpus"] == 8, d["cpus"]
+assert [c["variant"] for c in d["curves"]] == ["has_pinned_write", "has_pinned_check"]
+for c in d["curves"]:
+    assert c["mode"] == "threads"
+    assert [p["tasks"] for p in c["points"]] == [1, 2]
+    assert all(p["ops_per_s"] > 0 for p in c["points"])
+print("json ok")
+'
+]=] $<TARGET_FILE:mmsim> ${MMSIM_PYTHON3})
+  set_tests_properties(cli_json_parses PROPERTIES LABELS fast TIMEOUT 60)
+endif()

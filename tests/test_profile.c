@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for model/profile.c: the shipped hardware and kernel profiles
+ * (every number has a provenance line), known values, and the messages of
+ * malformed profiles.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "profile.h"
+#include "topology.h"
+
+#define AMD_PATH MMSIM_SOURCE_DIR "/data/machines/amd-2s-128c.conf"
+#define NEHALEM_PATH MMSIM_SOURCE_DIR "/data/machines/nehalem-i7-920.conf"
+#define K511_PATH MMSIM_SOURCE_DIR "/data/kernels/linux-5.11.conf"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void load_ok(struct profile *p, const char *kind, const char *name_or_path)
+{
+	struct mm_error err = {0};
+
+	if (profile_load(p, kind, name_or_path, &err))
+		fail_msg("profile_load(%s, %s): %s", kind, name_or_path, err.msg);
+}
+
+/* The file name without its directory and its last extension: linux-5.11.conf -> linux-5.11. */
+static void basename_of(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+
+	snprintf(out, cap, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+}
+
+static double entry_num(const struct profile *p, const char *section, const char *key)
+{
+	const struct prof_entry *e = profile_find(p, section, key);
+
+	if (!e)
+		fail_msg("%s has no [%s] %s", p->path, section, key);
+	if (!e->is_num)
+		fail_msg("%s: [%s] %s = '%s' is not a number", p->path, section, key, e->value);
+	return e->num;
+}
+
+/* Every entry carries a provenance note with a tag; returns the number of offenders. */
+static int check_provenance(const struct profile *p)
+{
+	int bad = 0;
+
+	for (int i = 0; i < p->nentries; i++) {
+		const struct prof_entry *e = &p->e[i];
+
+		if (!e->note[0]) {
+			print_error("%s:%d: [%s] %s has no '#' provenance line\n", p->path, e->line, e->section,
+				    e->key);
+			bad++;
+		} else if (e->tag == PROF_UNTAGGED) {
+			print_error("%s:%d: [%s] %s: provenance '%s' has no [measured]/[vendor]/[derived]/[assumed]/"
+				    "[fitted] tag\n",
+				    p->path, e->line, e->section, e->key, e->note);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* ---- the shipped profiles ------------------------------------------------- */
+
+static void test_shipped_machines(void **state)
+{
+	glob_t g;
+	int bad = 0;
+
+	(void)state;
+	assert_int_equal(glob(MMSIM_SOURCE_DIR "/data/machines/*.conf", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 4);
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		struct profile p;
+		struct hw_profile hw;
+		struct machine m;
+		struct mm_error err = {0};
+		char base[128];
+
+		load_ok(&p, "machines", g.gl_pathv[f]);
+		assert_string_equal(p.path, g.gl_pathv[f]);
+		assert_true(p.nentries > 0);
+		if (hw_profile_derive(&hw, &p, &err)) {
+			print_error("%s\n", err.msg);
+			bad++;
+		}
+		bad += check_provenance(&p);
+		/* [machine] name is the name used on the command line: the file's */
+		basename_of(g.gl_pathv[f], base, sizeof(base));
+		assert_string_equal(hw.name, base);
+		assert_string_equal(p.name, base);
+		assert_true(hw.nfreq >= 1);
+		for (int d = 1; d < TOPO_NDIST; d++)
+			assert_true(hw.lat_ps[d] >= hw.lat_ps[d - 1]);
+		/* the builtin copy loads and builds a machine, topology included */
+		if (machine_load(&m, base, 0, &err)) {
+			print_error("machine_load(%s): %s\n", base, err.msg);
+			bad++;
+		} else {
+			assert_true(m.topo.ncpus >= 1);
+			machine_free(&m);
+		}
+		profile_free(&p);
+	}
+	globfree(&g);
+	assert_int_equal(bad, 0);
+}
+
+static void test_shipped_kernels(void **state)
+{
+	glob_t g;
+	int bad = 0;
+
+	(void)state;
+	assert_int_equal(glob(MMSIM_SOURCE_DIR "/data/kernels/*.conf", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 1);
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		struct profile p, b;
+		struct kernel_profile k;
+		struct mm_error err = {0};
+		char base[128], want[160];
+
+		load_ok(&p, "kernels", g.gl_pathv[f]);
+		if (kernel_profile_derive(&k, &p, &err)) {
+			print_error("%s\n", err.msg);
+			bad++;
+			profile_free(&p);
+			continue;
+		}
+		bad += check_provenance(&p);
+		basename_of(g.gl_pathv[f], base, sizeof(base));
+		assert_string_equal(k.name, base);
+		/* a variant's "kernel VERSION" finds linux-VERSION */
+		snprintf(want, sizeof(want), "linux-%s", k.version);
+		assert_string_equal(k.name, want);
+		assert_ptr_equal(k.p, &p);
+		/* the name drops only the last extension: linux-5.11.conf is linux-5.11 */
+		assert_string_equal(p.name, base);
+		/* and its builtin copy, by name */
+		load_ok(&b, "kernels", base);
+		snprintf(want, sizeof(want), "builtin:data/kernels/%s.conf", base);
+		assert_string_equal(b.path, want);
+		assert_int_equal(b.nentries, p.nentries);
+		profile_free(&b);
+		profile_free(&p);
+	}
+	globfree(&g);
+	assert_int_equal(bad, 0);
+}
+
+/* The check itself: a key without a comment, or with an untagged one, is caught. */
+static void test_provenance_detected(void **state)
+{
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(profile_parse(&p, "prov.conf",
+				       "# file header, dropped at the section\n"
+				       "[s]\n"
+				       "# [measured] one\n"
+				       "# and a second line\n"
+				       "a = 1\n"
+				       "b = 2\n"
+				       "; plain words\n"
+				       "c = x y\n"
+				       "# [fitted]\n"
+				       "\n"
+				       "d = 4\n",
+				       &err),
+			 0);
+	assert_int_equal(p.nentries, 4);
+	assert_string_equal(p.e[0].note, "[measured] one and a second line");
+	assert_int_equal(p.e[0].tag, PROF_MEASURED);
+	assert_int_equal(p.e[0].line, 5);
+	assert_true(p.e[0].is_num);
+	assert_string_equal(p.e[1].note, "");
+	assert_int_equal(p.e[1].tag, PROF_UNTAGGED);
+	assert_string_equal(p.e[2].note, "plain words");
+	assert_int_equal(p.e[2].tag, PROF_UNTAGGED);
+	assert_false(p.e[2].is_num);
+	assert_string_equal(p.e[2].value, "x y");
+	assert_int_equal(p.e[3].tag, PROF_FITTED);
+	assert_int_equal(p.e[3].line, 11);
+	assert_string_equal(prof_tag_name(PROF_VENDOR), "vendor");
+	assert_string_equal(prof_tag_name(PROF_DERIVED), "derived");
+	assert_string_equal(prof_tag_name(PROF_ASSUMED), "assumed");
+	profile_free(&p);
+}
+
+/* ---- known values ---------------------------------------------------------- */
+
+static void test_amd_values(void **state)
+{
+	struct profile p;
+	struct hw_profile hw;
+	struct mm_error err = {0};
+
+	(void)state;
+	load_ok(&p, "machines", AMD_PATH);
+	if (hw_profile_derive(&hw, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(hw.name, "amd-2s-128c");
+	assert_string_equal(hw.topology, "pack:2 numa:1 l3:16 core:4 pu:2");
+	/* smt = 8.0 ns */
+	assert_int_equal(hw.lat_ps[TOPO_SMT], 8000);
+	/* the other distances: the file's ns, in ps */
+	assert_int_equal(hw.lat_ps[TOPO_SELF], llround(entry_num(&p, "latency", "self") * 1000));
+	assert_int_equal(hw.lat_ps[TOPO_L3], llround(entry_num(&p, "latency", "l3") * 1000));
+	assert_int_equal(hw.lat_ps[TOPO_PACKAGE], llround(entry_num(&p, "latency", "package") * 1000));
+	assert_int_equal(hw.lat_ps[TOPO_REMOTE], llround(entry_num(&p, "latency", "remote") * 1000));
+	assert_int_equal(hw.mem_local_ps, llround(entry_num(&p, "latency", "memory_local") * 1000));
+	assert_int_equal(hw.atomic_ps, llround(entry_num(&p, "latency", "atomic") * 1000));
+	assert_int_equal(hw.arbitration, ARB_LOCAL_FIRST);
+	assert_int_equal(hw.home_snoop, 1);
+	assert_int_equal(hw.batch_limit, (int)entry_num(&p, "coherence", "batch_limit"));
+	assert_int_equal(hw.pause_ps, llround(entry_num(&p, "cpu", "pause_ns") * 1000));
+	/* [frequency] 1, 32 and 128 active cores */
+	assert_int_equal(hw.nfreq, 3);
+	assert_int_equal(hw.freq_cores[0], 1);
+	assert_int_equal(hw.freq_cores[1], 32);
+	assert_int_equal(hw.freq_cores[2], 128);
+	/* 1 core: the first entry; 20: the first entry covering 20 (32); 200: beyond the last, the last */
+	assert_true(hw_freq_ghz(&hw, 1) == entry_num(&p, "frequency", "1"));
+	assert_true(hw_freq_ghz(&hw, 20) == entry_num(&p, "frequency", "32"));
+	assert_true(hw_freq_ghz(&hw, 32) == entry_num(&p, "frequency", "32"));
+	assert_true(hw_freq_ghz(&hw, 33) == entry_num(&p, "frequency", "128"));
+	assert_true(hw_freq_ghz(&hw, 200) == entry_num(&p, "frequency", "128"));
+	/* and the numbers of the table as shipped: boost on one core, lower with more */
+	assert_true(hw_freq_ghz(&hw, 1) == 3.4);
+	assert_true(hw_freq_ghz(&hw, 20) == 3.3);
+	assert_true(hw_freq_ghz(&hw, 200) == 3.2);
+	profile_free(&p);
+}
+
+static void test_nehalem_values(void **state)
+{
+	struct profile p;
+	struct hw_profile hw;
+	struct machine m;
+	struct mm_error err = {0};
+
+	(void)state;
+	load_ok(&p, "machines", NEHALEM_PATH);
+	if (hw_profile_derive(&hw, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(hw.arbitration, ARB_FIFO);
+	assert_int_equal(hw.home_snoop, 0);
+	assert_int_equal(hw.lat_ps[TOPO_SMT], 7100);
+	assert_int_equal(hw.lat_ps[TOPO_SELF], 1400);
+	assert_true(hw_freq_ghz(&hw, 1) == 2.93);
+	assert_true(hw_freq_ghz(&hw, 2) == 2.80);
+	assert_true(hw_freq_ghz(&hw, 8) == 2.80);
+	profile_free(&p);
+	/* 4 cores x 2 threads */
+	if (machine_load(&m, "nehalem-i7-920", 0, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(m.topo.ncpus, 8);
+	machine_free(&m);
+}
+
+static void test_kernel_values(void **state)
+{
+	struct profile p;
+	struct kernel_profile k;
+	struct mm_error err = {0};
+	double cycles = -1;
+	int64_t n = -1;
+
+	(void)state;
+	load_ok(&p, "kernels", K511_PATH);
+	if (kernel_profile_derive(&k, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(k.name, "linux-5.11");
+	assert_string_equal(k.version, "5.11");
+	assert_string_equal(k.spinlock, "qspinlock");
+	assert_string_equal(k.rwsem, "rwsem");
+	assert_string_equal(k.rwsem_era, "5.11");
+	assert_string_equal(k.vma_lock, "none");
+	assert_int_equal(kernel_batch(&k, "vmstat_threshold", &n), 0);
+	assert_int_equal(n, (int64_t)entry_num(&p, "batch", "vmstat_threshold"));
+	assert_int_equal(kernel_batch(&k, "no_such_batch", &n), MM_ENOENT);
+	assert_int_equal(kernel_cost_cycles(&k, "gup_test_ioctl_entry", &cycles), 0);
+	assert_true(cycles == entry_num(&p, "costs", "gup_test_ioctl_entry"));
+	assert_int_equal(kernel_cost_cycles(&k, "no_such_cost", &cycles), MM_ENOENT);
+	/* mm_struct line 1 holds has_pinned and write_protect_seq in 5.11 */
+	assert_string_equal(kernel_line_of(&k, "mm.has_pinned"), "mm.line1");
+	assert_string_equal(kernel_line_of(&k, "mm.write_protect_seq"), "mm.line1");
+	assert_string_equal(kernel_line_of(&k, "no.such.field"), "no.such.field");
+	profile_free(&p);
+}
+
+/* profile_copy is deep: changing the copy leaves the original alone. */
+static void test_copy(void **state)
+{
+	struct profile p, c;
+
+	(void)state;
+	load_ok(&p, "machines", "nehalem-i7-920");
+	assert_int_equal(profile_copy(&c, &p), 0);
+	assert_int_equal(c.nentries, p.nentries);
+	assert_ptr_not_equal(c.e, p.e);
+	profile_find(&c, "latency", "smt")->num = 99;
+	assert_true(profile_find(&p, "latency", "smt")->num == 7.1);
+	profile_free(&c);
+	profile_free(&p);
+}
+
+/* ---- malformed profiles ---------------------------------------------------- */
+
+/* A valid hardware profile; the line numbers matter to the cases below. */
+static const char hw_base[] = "[machine]\n"				    /* 1 */
+			      "name = t\n"				    /* 2 */
+			      "description = test machine\n"		    /* 3 */
+			      "topology = pack:1 numa:1 l3:1 core:2 pu:2\n" /* 4 */
+			      "[latency]\n"				    /* 5 */
+			      "self = 1\n"				    /* 6 */
+			      "smt = 8\n"				    /* 7 */
+			      "l3 = 30\n"				    /* 8 */
+			      "package = 100\n"				    /* 9 */
+			      "remote = 200\n"				    /* 10 */
+			      "memory_local = 90\n"			    /* 11 */
+			      "memory_remote = 150\n"			    /* 12 */
+			      "atomic = 6\n"				    /* 13 */
+			      "[coherence]\n"				    /* 14 */
+			      "arbitration = fifo\n"			    /* 15 */
+			      "batch_limit = 8\n"			    /* 16 */
+			      "home_snoop = 0\n"			    /* 17 */
+			      "[bandwidth]\n"				    /* 18 */
+			      "node_gbs = 100\n"			    /* 19 */
+			      "task_gbs = 10\n"				    /* 20 */
+			      "[frequency]\n"				    /* 21 */
+			      "1 = 3.5\n"				    /* 22 */
+			      "4 = 3.0\n"				    /* 23 */
+			      "[cpu]\n"					    /* 24 */
+			      "smt_factor = 1.5\n"			    /* 25 */
+			      "pause_ns = 20\n"				    /* 26 */
+			      "wakeup_ns = 5000\n"			    /* 27 */
+			      "jitter = 0.02\n";			    /* 28 */
+
+static const char k_base[] = "[kernel]\n"	      /* 1 */
+			     "name = ktest\n"	      /* 2 */
+			     "version = 9.9\n"	      /* 3 */
+			     "spinlock = qspinlock\n" /* 4 */
+			     "rwsem_era = 5.11\n"     /* 5 */
+			     "vma_lock = none\n"      /* 6 */
+			     "[layout]\n"	      /* 7 */
+			     "a.x = a.line\n"	      /* 8 */
+			     "[batch]\n"	      /* 9 */
+			     "b = 4\n"		      /* 10 */
+			     "[costs]\n"	      /* 11 */
+			     "work = 100\n";	      /* 12 */
+
+/* @base with its first occurrence of @from replaced by @to; malloc()ed. */
+static char *edit(const char *base, const char *from, const char *to)
+{
+	const char *at = strstr(base, from);
+	size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
+	char *out = malloc(n);
+
+	if (!at)
+		fail_msg("'%s' is not in the base text", from);
+	assert_non_null(out);
+	snprintf(out, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+	return out;
+}
+
+static void test_bases_are_valid(void **state)
+{
+	struct profile p;
+	struct hw_profile hw;
+	struct kernel_profile k;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(profile_parse(&p, "t.conf", hw_base, &err), 0);
+	if (hw_profile_derive(&hw, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(hw.nfreq, 2);
+	assert_true(hw_freq_ghz(&hw, 1) == 3.5);
+	assert_true(hw_freq_ghz(&hw, 2) == 3.0);
+	assert_true(hw_freq_ghz(&hw, 4) == 3.0);
+	assert_true(hw_freq_ghz(&hw, 5) == 3.0);
+	assert_int_equal(profile_find(&p, "cpu", "jitter")->line, 28);
+	profile_free(&p);
+	assert_int_equal(profile_parse(&p, "k.conf", k_base, &err), 0);
+	if (kernel_profile_derive(&k, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(k.spinlock, "qspinlock");
+	profile_free(&p);
+}
+
+enum stage { ST_PARSE, ST_HW, ST_KERNEL };
+
+struct bad {
+	const char *what;
+	enum stage stage; /* where it must fail: parsing, or deriving the hw or kernel view */
+	const char *base, *from, *to;
+	int code;
+	const char *prefix; /* the message starts with it */
+	const char *phrase; /* and holds it */
+};
+
+static const struct bad bad_cases[] = {
+    /* malformed INI lines */
+    {"no '='", ST_PARSE, hw_base, "smt = 8\n", "smt 8\n", MM_EPARSE,
+     "t.conf:7: ", "malformed line (expected '[section]', 'key = value' or a '#' comment)"},
+    {"unclosed section", ST_PARSE, hw_base, "[latency]\n", "[latency\n", MM_EPARSE, "t.conf:5: ", "malformed line"},
+    /* duplicate key */
+    {"duplicate", ST_PARSE, hw_base, "l3 = 30\n", "l3 = 30\nl3 = 31\n", MM_EPARSE,
+     "t.conf:9: ", "key 'l3' appears twice in [latency]"},
+    /* unknown section */
+    {"unknown section", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[turbo]\nboost = 1\n", MM_EPARSE,
+     "t.conf:30: ", "unknown section [turbo] (expected machine, latency, coherence, bandwidth, frequency or cpu)"},
+    /* unknown key in [latency], with the keys it expects */
+    {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14: ",
+     "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote memory_local memory_remote "
+     "atomic)"},
+    {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE,
+     "t.conf:26: ", "unknown key 'pause' in [cpu] (expected one of: smt_factor pause_ns wakeup_ns jitter)"},
+    /* non-numeric */
+    {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
+     "t.conf:7: ", "[latency] smt = 'fast': expected a number"},
+    {"unit", ST_HW, hw_base, "smt = 8\n", "smt = 8ns\n", MM_EPARSE,
+     "t.conf:7: ", "[latency] smt = '8ns': expected a number"},
+    {"nan", ST_HW, hw_base, "l3 = 30\n", "l3 = nan\n", MM_EPARSE,
+     "t.conf:8: ", "[latency] l3 = 'nan': expected a number"},
+    /* impossible numbers */
+    {"negative", ST_HW, hw_base, "smt = 8\n", "smt = -1\n", MM_ERANGE,
+     "t.conf:7: ", "[latency] smt = -1 is impossible (expected 0 to 100000)"},
+    {"too large", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.9\n", MM_ERANGE,
+     "t.conf:28: ", "[cpu] jitter = 0.9 is impossible (expected 0 to 0.5)"},
+    {"smt factor", ST_HW, hw_base, "smt_factor = 1.5\n", "smt_factor = 0.5\n", MM_ERANGE,
+     "t.conf:25: ", "[cpu] smt_factor = 0.5 is impossible (expected 1 to 4)"},
+    {"batch limit", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 0\n", MM_ERANGE,
+     "t.conf:16: ", "[coherence] batch_limit = 0 is impossible"},
+    /* bad arbitration word */
+    {"arbitration", ST_HW, hw_base, "arbitration = fifo\n", "arbitration = random\n", MM_EPARSE,
+     "t.conf:15: ", "arbitration = 'random': expected 'fifo' or 'local-first'"},
+    /* missing keys and sections */
+    {"missing key", ST_HW, hw_base, "atomic = 6\n", "", MM_EPARSE,
+     "t.conf: ", "missing key 'atomic' in section [latency]"},
+    {"missing name", ST_HW, hw_base, "name = t\n", "", MM_EPARSE,
+     "t.conf: ", "missing key 'name' in section [machine]"},
+    {"missing frequency", ST_HW, hw_base, "[frequency]\n1 = 3.5\n4 = 3.0\n", "", MM_EPARSE,
+     "t.conf: ", "missing section [frequency]"},
+    /* [frequency] */
+    {"frequency order", ST_HW, hw_base, "4 = 3.0\n", "4 = 3.0\n2 = 3.2\n", MM_EPARSE,
+     "t.conf:24: ", "[frequency] entries must be in increasing order of active cores"},
+    {"frequency key", ST_HW, hw_base, "1 = 3.5\n", "one = 3.5\n", MM_EPARSE,
+     "t.conf:22: ", "[frequency] key 'one': expected a number of active cores"},
+    {"frequency zero cores", ST_HW, hw_base, "1 = 3.5\n", "0 = 3.5\n", MM_EPARSE, "t.conf:22: ", "[frequency] key '0'"},
+    {"frequency GHz", ST_HW, hw_base, "1 = 3.5\n", "1 = 35\n", MM_ERANGE,
+     "t.conf:22: ", "[frequency] 1 = '35': expected GHz from 0.1 to 10"},
+    /* kernel profiles */
+    {"spinlock", ST_KERNEL, k_base, "spinlock = qspinlock\n", "spinlock = mcs\n", MM_EPARSE,
+     "t.conf:4: ", "[kernel] spinlock = 'mcs': expected one of: qspinlock ticket"},
+    {"rwsem era", ST_KERNEL, k_base, "rwsem_era = 5.11\n", "rwsem_era = 4.x\n", MM_EPARSE,
+     "t.conf:5: ", "[kernel] rwsem_era = '4.x': expected one of: 3.x 5.11 6.x"},
+    {"vma lock", ST_KERNEL, k_base, "vma_lock = none\n", "vma_lock = yes\n", MM_EPARSE,
+     "t.conf:6: ", "[kernel] vma_lock = 'yes': expected one of: none vma_lock"},
+    {"missing version", ST_KERNEL, k_base, "version = 9.9\n", "", MM_EPARSE,
+     "t.conf: ", "missing key 'version' in section [kernel]"},
+    {"negative cost", ST_KERNEL, k_base, "work = 100\n", "work = -5\n", MM_EPARSE,
+     "t.conf:12: ", "[costs] work = '-5': expected cycles, a number >= 0"},
+    {"cost word", ST_KERNEL, k_base, "work = 100\n", "work = lots\n", MM_EPARSE,
+     "t.conf:12: ", "[costs] work = 'lots': expected cycles"},
+    {"fractional batch", ST_KERNEL, k_base, "b = 4\n", "b = 2.5\n", MM_EPARSE,
+     "t.conf:10: ", "[batch] b = '2.5': expected a whole number >= 1"},
+    {"zero batch", ST_KERNEL, k_base, "b = 4\n", "b = 0\n", MM_EPARSE,
+     "t.conf:10: ", "[batch] b = '0': expected a whole number >= 1"},
+    {"kernel section", ST_KERNEL, k_base, "[costs]\n", "[cost]\n", MM_EPARSE,
+     "t.conf:12: ", "unknown section [cost] (expected kernel, layout, batch or costs)"},
+};
+
+static void test_malformed(void **state)
+{
+	int nfail = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad *b = &bad_cases[i];
+		char *text = edit(b->base, b->from, b->to);
+		struct profile p;
+		struct hw_profile hw;
+		struct kernel_profile k;
+		struct mm_error err = {0};
+		int rc = profile_parse(&p, "t.conf", text, &err);
+
+		if (b->stage != ST_PARSE) {
+			if (rc) {
+				print_error("case %zu (%s): parse failed: %s\n", i, b->what, err.msg);
+				nfail++;
+				free(text);
+				continue;
+			}
+			rc = b->stage == ST_HW ? hw_profile_derive(&hw, &p, &err) : kernel_profile_derive(&k, &p, &err);
+			profile_free(&p);
+		} else if (!rc) {
+			profile_free(&p);
+		} else {
+			/* a failed parse leaves nothing allocated */
+			if (p.e || p.nentries) {
+				print_error("case %zu (%s): profile not freed after the error\n", i, b->what);
+				nfail++;
+			}
+		}
+		if (rc != b->code) {
+			print_error("case %zu (%s): code %d, expected %d (%s)\n", i, b->what, rc, b->code,
+				    rc ? err.msg : "");
+			nfail++;
+		} else if (strncmp(err.msg, b->prefix, strlen(b->prefix)) || !strstr(err.msg, b->phrase)) {
+			print_error("case %zu (%s): message\n  '%s'\nexpected it to start with '%s' and hold '%s'\n", i,
+				    b->what, err.msg, b->prefix, b->phrase);
+			nfail++;
+		}
+		free(text);
+	}
+	assert_int_equal(nfail, 0);
+}
+
+/* ---- loading by name or path ------------------------------------------------ */
+
+static void test_load_errors(void **state)
+{
+	struct profile p;
+	struct mm_error err = {0};
+	const char *const *names;
+	glob_t g;
+
+	(void)state;
+	/* an unknown builtin name lists the builtins */
+	assert_int_equal(profile_load(&p, "machines", "no-such-machine", &err), MM_ENOENT);
+	assert_non_null(strstr(err.msg, "unknown machine profile 'no-such-machine' (builtin: "));
+	assert_non_null(strstr(err.msg, "or give a file path"));
+	names = profile_builtin_names("machines");
+	assert_non_null(names[0]);
+	for (int i = 0; names[i]; i++)
+		assert_non_null(strstr(err.msg, names[i]));
+	/* every shipped machine file is a builtin */
+	assert_int_equal(glob(MMSIM_SOURCE_DIR "/data/machines/*.conf", 0, NULL, &g), 0);
+	for (size_t f = 0; f < g.gl_pathc; f++) {
+		char base[128];
+
+		basename_of(g.gl_pathv[f], base, sizeof(base));
+		assert_non_null(strstr(err.msg, base));
+		assert_non_null(profile_builtin_text("machines", base));
+	}
+	globfree(&g);
+
+	assert_int_equal(profile_load(&p, "kernels", "nokernel", &err), MM_ENOENT);
+	assert_non_null(strstr(err.msg, "unknown kernel profile 'nokernel' (builtin: "));
+	assert_non_null(strstr(err.msg, "linux-5.11"));
+
+	/* a missing file names the path */
+	assert_int_equal(profile_load(&p, "machines", "/nonexistent/dir/m.conf", &err), MM_ENOENT);
+	assert_true(!strncmp(err.msg, "/nonexistent/dir/m.conf: cannot open", 36));
+	assert_int_equal(profile_load(&p, "kernels", "./no-such-kernel.conf", &err), MM_ENOENT);
+	assert_non_null(strstr(err.msg, "./no-such-kernel.conf"));
+
+	/* a kind with no builtins */
+	assert_null(profile_builtin_names("nonsense")[0]);
+	assert_null(profile_builtin_text("machines", "no-such-machine"));
+}
+
+/* A kernel name with a dot (linux-VERSION) that is not builtin lists the builtins. */
+static void test_unknown_versioned_kernel(void **state)
+{
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(profile_load(&p, "kernels", "linux-9.9", &err), MM_ENOENT);
+	assert_non_null(strstr(err.msg, "unknown kernel profile 'linux-9.9'"));
+	assert_non_null(strstr(err.msg, "linux-5.11"));
+}
+
+/* A provenance comment longer than inih's line buffer is kept whole, and line numbers stay right. */
+static void test_long_comment_line(void **state)
+{
+	char text[1024], pad[251];
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	memset(pad, 'c', 250);
+	pad[250] = 0;
+	snprintf(text, sizeof(text), "[kernel]\n# [assumed] %s and x = 1\nname = k\n", pad);
+	assert_int_equal(profile_parse(&p, "long.conf", text, &err), 0);
+	assert_int_equal(p.nentries, 1);
+	assert_string_equal(p.e[0].key, "name");
+	assert_int_equal(p.e[0].line, 3);
+	assert_int_equal(p.e[0].tag, PROF_ASSUMED);
+	profile_free(&p);
+}
+
+/* A key line longer than inih's buffer is refused, not split. */
+static void test_long_key_line(void **state)
+{
+	char text[1024], pad[251];
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	memset(pad, 'v', 250);
+	pad[250] = 0;
+	snprintf(text, sizeof(text), "[kernel]\n# [assumed] x\nname = %s\n", pad);
+	assert_int_equal(profile_parse(&p, "long.conf", text, &err), MM_EPARSE);
+	assert_non_null(strstr(err.msg, "long.conf:3: line longer than"));
+}
+
+/* With two errors, the message names the first. */
+static void test_first_error_reported(void **state)
+{
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(profile_parse(&p, "d.conf", "[a]\nx = 1\nx = 2\ny = 1\ny = 2\n", &err), MM_EPARSE);
+	assert_true(!strncmp(err.msg, "d.conf:3: key 'x' appears twice", 31));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_shipped_machines),
+	    cmocka_unit_test(test_shipped_kernels),
+	    cmocka_unit_test(test_provenance_detected),
+	    cmocka_unit_test(test_amd_values),
+	    cmocka_unit_test(test_nehalem_values),
+	    cmocka_unit_test(test_kernel_values),
+	    cmocka_unit_test(test_copy),
+	    cmocka_unit_test(test_bases_are_valid),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_unknown_versioned_kernel),
+	    cmocka_unit_test(test_long_comment_line),
+	    cmocka_unit_test(test_long_key_line),
+	    cmocka_unit_test(test_first_error_reported),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
