@@ -267,3 +267,24 @@ print("json ok")
 ]=] $<TARGET_FILE:mmsim> ${MMSIM_PYTHON3})
   set_tests_properties(cli_json_parses PROPERTIES LABELS fast TIMEOUT 60)
 endif()
+
+# Fixed-seed golden outputs: the same inputs and seed give these exact bytes.
+# When a model change moves them on purpose, regenerate them with the command
+# in the test and say so in the commit message.
+foreach(g IN ITEMS "has_pinned_write-nehalem|--machine nehalem-i7-920 --scenario has_pinned_write --tasks 1,2,4,8 --format csv --seed 1"
+                   "has_pinned_check-amd|--machine amd-2s-128c --scenario has_pinned_check --tasks 1,16,64 --format csv --seed 3")
+  string(REPLACE "|" ";" parts "${g}")
+  list(GET parts 0 gname)
+  list(GET parts 1 gargs)
+  separate_arguments(gargs)
+  add_test(NAME golden_${gname}
+    COMMAND sh -c [=["$0" "$@" | cmp - "$GOLDEN"]=] $<TARGET_FILE:mmsim> ${gargs})
+  set_tests_properties(golden_${gname} PROPERTIES LABELS fast
+    ENVIRONMENT "GOLDEN=${PROJECT_SOURCE_DIR}/tests/golden/${gname}.csv")
+endforeach()
+
+# The whole curve gives the same bytes with 1 and 2 OpenMP threads.
+add_test(NAME cli_same_bytes_any_thread_count
+  COMMAND sh -c [=[a=$(OMP_NUM_THREADS=1 "$0" "$@") && b=$(OMP_NUM_THREADS=2 "$0" "$@") && test -n "$a" && test "$a" = "$b"]=]
+          $<TARGET_FILE:mmsim> --machine amd-2s-128c --scenario pin_fast --tasks 1,8,32,64 --format json)
+set_tests_properties(cli_same_bytes_any_thread_count PROPERTIES LABELS fast)
