@@ -89,11 +89,13 @@ static const struct command {
 } commands[] = {
     {"run", "predict scalability curves (the default command)"},
     {"list", "list scenarios and variants, machines, kernels and lock designs"},
+    {"show", "print every number of --machine and --kernel with its provenance"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n\n");
+	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
+		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -235,6 +237,37 @@ static int cmd_list(void)
 	printf("\nlock designs:\n");
 	for (int i = 0; lock_designs[i]; i++)
 		printf("  %-10s %-9s %s\n", lock_designs[i]->name, lock_designs[i]->kind, lock_designs[i]->doc);
+	return 0;
+}
+
+/* ---- show: where every number comes from -------------------------------- */
+
+static void show_profile(const struct profile *p)
+{
+	printf("# %s\n%-12s %-28s %-14s %-9s %s\n", p->path, "section", "key", "value", "tag", "provenance");
+	for (int i = 0; i < p->nentries; i++) {
+		const struct prof_entry *e = &p->e[i];
+
+		printf("%-12s %-28s %-14s %-9s %s\n", e->section, e->key, e->value, prof_tag_name(e->tag), e->note);
+	}
+}
+
+static int cmd_show(const struct opts *o)
+{
+	struct mm_error err;
+	struct profile p;
+
+	if (profile_load(&p, "machines", o->machine, &err))
+		return die(1, "%s", err.msg);
+	show_profile(&p);
+	profile_free(&p);
+	if (o->kernel) {
+		if (profile_load(&p, "kernels", o->kernel, &err))
+			return die(1, "%s", err.msg);
+		printf("\n");
+		show_profile(&p);
+		profile_free(&p);
+	}
 	return 0;
 }
 
@@ -627,7 +660,8 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 				snprintf(lab, sizeof(lab), "%s x%s", items[i].label, f ? "2" : "0.5");
 			printf("  %-64.64s", lab);
 			if (rcs[2 * i + f]) {
-				printf(" n/a: %s\n", errs[2 * i + f].msg);
+				printf(" n/a: %s\n", rcs[2 * i + f] == MM_ERANGE ? "outside the range the profile allows"
+										 : errs[2 * i + f].msg);
 				continue;
 			}
 			for (int c = 0; c < r->ncurves; c++)
@@ -759,7 +793,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
+	if (!strcmp(cmd, "show"))
+		return cmd_show(&o);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(&o, cmdline);
-	return die(2, "unknown command '%s' (expected run or list; see mmsim --help)", cmd);
+	return die(2, "unknown command '%s' (expected run, list or show; see mmsim --help)", cmd);
 }
