@@ -71,16 +71,19 @@ int main(int argc, char **argv)
 		const char *target;
 		char *args[16];
 	} runs[] = {
-		{ "one 256-task point (generic, has_pinned_write)", "< 0.5 s",
-		  { "mmsim", "--cores", "256", "--scenario", "has_pinned_write", "--tasks", "256", "--format", "json",
-		    NULL } },
-		{ "the default --cores 256 curve (has_pinned_write)", "< 5 s",
-		  { "mmsim", "--cores", "256", "--scenario", "has_pinned_write", "--format", "json", NULL } },
-		{ "the default --cores 256 curve (has_pinned_check)", "< 5 s",
-		  { "mmsim", "--cores", "256", "--scenario", "has_pinned_check", "--format", "json", NULL } },
-		{ "one 1024-task point (generic --cores 1024)", "< 200 MB",
-		  { "mmsim", "--cores", "1024", "--scenario", "has_pinned_write", "--tasks", "1024", "--format",
-		    "json", NULL } },
+	    {"one 256-task point (generic, has_pinned_write)",
+	     "< 0.5 s",
+	     {"mmsim", "--cores", "256", "--scenario", "has_pinned_write", "--tasks", "256", "--format", "json", NULL}},
+	    {"the default --cores 256 curve (has_pinned_write)",
+	     "< 5 s",
+	     {"mmsim", "--cores", "256", "--scenario", "has_pinned_write", "--format", "json", NULL}},
+	    {"the default --cores 256 curve (has_pinned_check)",
+	     "< 5 s",
+	     {"mmsim", "--cores", "256", "--scenario", "has_pinned_check", "--format", "json", NULL}},
+	    {"one 1024-task point (generic --cores 1024)",
+	     "< 200 MB",
+	     {"mmsim", "--cores", "1024", "--scenario", "has_pinned_write", "--tasks", "1024", "--format", "json",
+	      NULL}},
 	};
 	int failed = 0;
 
@@ -95,8 +98,8 @@ int main(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		printf("%-50s %9.3f %10.1f %12llu %14.0f  %s\n", runs[i].what, f.wall_s, f.maxrss_kb / 1024.0,
-		       f.events, f.events / f.wall_s, runs[i].target);
+		printf("%-50s %9.3f %10.1f %12llu %14.0f  %s\n", runs[i].what, f.wall_s, f.maxrss_kb / 1024.0, f.events,
+		       f.events / f.wall_s, runs[i].target);
 	}
 	return failed;
 }

@@ -90,7 +90,8 @@ struct sim {
 	/* per program step: time spent in it and visits (Little's law estimator) */
 	double *step_ps, *step_n; /* in the measurement window */
 	double *step_ps_all, *step_n_all;
-	uint64_t visits; /* step visits interpreted: the work measure besides events */
+	uint64_t visits;   /* step visits interpreted: the work measure besides events */
+	sim_time_t win_t0; /* start of the measurement window (0 before) */
 	struct mm_error *err;
 	struct sim_result *res;
 };
@@ -548,15 +549,16 @@ static void lock_end(struct sim *s, struct sim_task *t)
 static void visit(struct sim *s, struct sim_task *t, int pc)
 {
 	sim_time_t end = s->eng.now + t->delay;
-	double d = (double)(end - t->mark);
+	sim_time_t start = t->mark > s->win_t0 ? t->mark : s->win_t0;
 
+	/* time in the step, counted from the window's start for a visit that began before */
+	s->step_ps[pc] += (double)(end - start);
+	s->step_n[pc] += 1;
+	s->step_ps_all[pc] += (double)(end - t->mark);
+	s->step_n_all[pc] += 1;
 	t->mark = end;
 	t->units += 1;
 	s->visits++;
-	s->step_ps[pc] += d;
-	s->step_n[pc] += 1;
-	s->step_ps_all[pc] += d;
-	s->step_n_all[pc] += 1;
 }
 
 static void advance(struct sim *s, struct sim_task *t)
@@ -580,6 +582,96 @@ static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_i
 		ps *= 1.0 + s->jitter * (2.0 * u - 1.0);
 	}
 	return (int64_t)llround(ps);
+}
+
+/*
+ * The control steps (repeat, every, end): move t->pc.  Shared by the
+ * interpreter and by the start-up skip, so both walk the program alike.
+ * Returns non-zero on an error (recorded in s->failed).
+ */
+static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
+{
+	const struct program *pr = s->prog;
+
+	switch (in->act) {
+	case SA_REPEAT:
+		if (in->count <= 0) {
+			t->pc = in->match + 1;
+			return 0;
+		}
+		if (t->lsp == LOOP_DEPTH)
+			return s->failed = mm_fail(s->err, MM_ERANGE, "%s:%d: repeat blocks nested deeper than %d",
+						   s->sc->path, in->src_line, LOOP_DEPTH);
+		t->loop[t->lsp].pc = t->pc + 1;
+		t->loop[t->lsp].left = in->count;
+		t->loop[t->lsp].iter = 0;
+		t->lsp++;
+		t->pc++;
+		return 0;
+	case SA_EVERY:
+		if (++t->every[t->pc] >= in->count) {
+			t->every[t->pc] = 0;
+			t->pc++;
+		} else {
+			t->pc = in->match + 1;
+		}
+		return 0;
+	default: /* SA_END */
+		if (pr->insn[in->match].act == SA_REPEAT) {
+			if (--t->loop[t->lsp - 1].left > 0) {
+				t->loop[t->lsp - 1].iter++;
+				t->pc = in->match + 1;
+				return 0;
+			}
+			t->lsp--;
+		}
+		t->pc++;
+		return 0;
+	}
+}
+
+/*
+ * Start a task at a random point of its operation, outside any critical
+ * section: after a long run the tasks' phases are spread out, and starting
+ * them so measures the steady state at once instead of after a lock-step
+ * transient as long as an operation.  The steps skipped take no time.
+ */
+static void skip_ahead(struct sim *s, struct sim_task *t)
+{
+	const struct program *pr = s->prog;
+	double target = (double)(splitmix(&s->rng) >> 11) * (1.0 / 9007199254740992.0) * pr->units_per_op;
+	int held = 0;
+
+	while (!s->failed && (t->units < target || held > 0)) {
+		const struct prog_insn *in = &pr->insn[t->pc];
+
+		t->units += 1;
+		switch (in->act) {
+		case SA_REPEAT:
+		case SA_EVERY:
+		case SA_END:
+			flow(s, t, in);
+			break;
+		case SA_LOCK:
+		case SA_TRYLOCK:
+			held++;
+			t->pc++;
+			break;
+		case SA_UNLOCK:
+			held--;
+			t->pc++;
+			break;
+		default:
+			t->pc++;
+			break;
+		}
+		if (t->pc == pr->n) { /* wrapped: start of the next operation */
+			t->pc = 0;
+			t->units = 0;
+			if (!held)
+				break;
+		}
+	}
 }
 
 static const int act_op[SA_NACTS] = {
@@ -656,46 +748,12 @@ static void run_task(struct sim *s, struct sim_task *t)
 			lock_begin(s, t, in);
 			break;
 		case SA_REPEAT:
-			if (in->count <= 0) {
-				visit(s, t, t->pc);
-				t->pc = in->match + 1;
-				break;
-			}
-			if (t->lsp == LOOP_DEPTH) {
-				s->failed = mm_fail(s->err, MM_ERANGE, "%s:%d: repeat blocks nested deeper than %d",
-						    s->sc->path, in->src_line, LOOP_DEPTH);
-				return;
-			}
-			t->loop[t->lsp].pc = t->pc + 1;
-			t->loop[t->lsp].left = in->count;
-			t->loop[t->lsp].iter = 0;
-			t->lsp++;
-			advance(s, t);
-			break;
 		case SA_EVERY:
-			if (++t->every[t->pc] >= in->count) {
-				t->every[t->pc] = 0;
-				advance(s, t);
-			} else {
-				visit(s, t, t->pc);
-				t->pc = in->match + 1;
-			}
-			break;
-		case SA_END: {
-			const struct prog_insn *open = &pr->insn[in->match];
-
+		case SA_END:
 			visit(s, t, t->pc);
-			if (open->act == SA_REPEAT) {
-				if (--t->loop[t->lsp - 1].left > 0) {
-					t->loop[t->lsp - 1].iter++;
-					t->pc = in->match + 1;
-					break;
-				}
-				t->lsp--;
-			}
-			t->pc++;
+			if (flow(s, t, in))
+				return;
 			break;
-		}
 		default:
 			t->pc++;
 			break;
@@ -1045,16 +1103,6 @@ static double progress(const struct sim *s, const struct sim_task *t)
 	return t->ops + (f < 1 ? f : 0.999999);
 }
 
-static double min_ops(const struct sim *s)
-{
-	double m = s->task[0].ops;
-
-	for (int i = 1; i < s->ntasks; i++)
-		if (s->task[i].ops < m)
-			m = s->task[i].ops;
-	return m;
-}
-
 static sim_time_t slept(const struct sim_task *t, sim_time_t at)
 {
 	return t->sleep_total + (t->state == T_SLEEP && at > t->sleep_since ? at - t->sleep_since : 0);
@@ -1106,12 +1154,16 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
-	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 400ULL * s.ntasks;
+	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.ntasks;
 	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.ntasks;
 
-	/* every task starts at time 0, as after will-it-scale's start gate */
-	for (int i = 0; i < s.ntasks; i++)
+	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
+	 * throughput, each at a random point of its operation (skip_ahead) */
+	for (int i = 0; i < s.ntasks; i++) {
+		if (cfg->ops_per_task <= 0 && !cfg->aligned_start)
+			skip_ahead(&s, &s.task[i]);
 		schedule(&s, 0, EV_RESUME, i, 0);
+	}
 
 	while (!s.failed && engine_next(&s.eng, &ev)) {
 		dispatch(&s, &ev);
@@ -1127,10 +1179,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 				break;
 			continue;
 		}
-		/* warm-up: enough events, and every task through one whole operation, so that
-		 * tasks released together have lost their lock step (capped for starving tasks) */
-		if (!measuring && s.eng.delivered >= warm && (s.eng.delivered & 1023) == 0 &&
-		    (s.eng.delivered >= 50 * warm || min_ops(&s) >= 1)) {
+		/* warm-up: a number of events; tasks started at random points of their
+		 * operation (skip_ahead) are near their steady state from the start */
+		if (!measuring && s.eng.delivered >= warm) {
 			measuring = 1;
 			t0 = s.eng.now;
 			e0 = s.eng.delivered;
@@ -1141,6 +1192,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			}
 			memset(s.step_ps, 0, s.prog->n * sizeof(double));
 			memset(s.step_n, 0, s.prog->n * sizeof(double));
+			s.win_t0 = t0;
 		} else if (measuring && s.eng.now > t0 && s.eng.delivered - e0 + (s.visits - v0) / 16 >= meas) {
 			/* events, or the private steps interpreted between them, whichever
 			 * is the work: a scenario of private steps makes few events */
@@ -1199,20 +1251,36 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		res->ops_per_s = res->ops / res->window_s;
 		/* Little's law: N tasks / the mean duration of an operation, built from the mean
 		 * time of each step (many samples) rather than from the few operations that end
-		 * inside the window.  Falls back to counted progress if a step was never seen. */
+		 * inside the window.  Each step's time is the task-time spent in it inside the
+		 * window, the visits still in progress at its end included (else a convoy at the
+		 * end would be missed); a step with time but no finished visit counts as one.
+		 * Falls back to counted progress if a step was never seen. */
 		double op_ps = 0;
 		int known = 1;
 
+		for (int i = 0; i < s.ntasks; i++) {
+			const struct sim_task *t = &s.task[i];
+			sim_time_t from = t->mark > t0 ? t->mark : t0;
+
+			if (t->state != T_DONE && t->pc < s.prog->n && t1 > from)
+				s.step_ps[t->pc] += (double)(t1 - from);
+		}
 		for (int pc = 0; pc < s.prog->n && known; pc++) {
 			if (s.prog->visits[pc] <= 0)
 				continue;
-			if (s.step_n[pc] > 0)
-				op_ps += s.prog->visits[pc] * s.step_ps[pc] / s.step_n[pc];
+			if (s.step_n[pc] > 0 || s.step_ps[pc] > 0)
+				op_ps += s.prog->visits[pc] * s.step_ps[pc] / (s.step_n[pc] > 0 ? s.step_n[pc] : 1);
 			else if (s.step_n_all[pc] > 0)
 				op_ps += s.prog->visits[pc] * s.step_ps_all[pc] / s.step_n_all[pc];
 			else
 				known = 0;
 		}
+		if (getenv("MMSIM_DEBUG"))
+			for (int pc = 0; pc < s.prog->n; pc++)
+				fprintf(stderr, "pc %d visits/op %.3f n %.0f ps %.0f mean %.1f contrib %.1f us\n", pc,
+					s.prog->visits[pc], s.step_n[pc], s.step_ps[pc],
+					s.step_n[pc] ? s.step_ps[pc] / s.step_n[pc] : 0,
+					s.step_n[pc] ? s.prog->visits[pc] * s.step_ps[pc] / s.step_n[pc] / 1e6 : 0);
 		if (known && op_ps > 0) {
 			res->ops_per_s = s.ntasks * 1e12 / op_ps;
 			res->ops = res->ops_per_s * res->window_s;

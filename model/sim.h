@@ -28,6 +28,7 @@ struct sim_config {
 	uint64_t warmup_events;		  /* 0: a default scaled to the task count */
 	uint64_t measure_events;	  /* 0: a default scaled to the task count */
 	const char *lock_design_override; /* tests: force every lock to this design */
+	int aligned_start;		  /* start every task at the beginning of its operation */
 };
 
 #define SIM_MAX_STATS 32

@@ -44,6 +44,8 @@ struct opts {
 	int sensitivity;
 	unsigned long long seed;
 	long long events;
+	const char *measured;
+	const char *fit_tasks;
 	int help, version;
 };
 
@@ -78,6 +80,10 @@ static const struct opt_def opt_table[] = {
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
     {"events", O_LL, OFF(events), "E", "200000 + 2000 per task",
      "events simulated in each point's measurement window (longer: less noise)"},
+    {"measured", O_STR, OFF(measured), "FILE", NULL,
+     "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
+    {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none",
+     "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -90,12 +96,14 @@ static const struct command {
     {"run", "predict scalability curves (the default command)"},
     {"list", "list scenarios and variants, machines, kernels and lock designs"},
     {"show", "print every number of --machine and --kernel with its provenance"},
+    {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
-		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n\n");
+		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
+		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -660,8 +668,9 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 				snprintf(lab, sizeof(lab), "%s x%s", items[i].label, f ? "2" : "0.5");
 			printf("  %-64.64s", lab);
 			if (rcs[2 * i + f]) {
-				printf(" n/a: %s\n", rcs[2 * i + f] == MM_ERANGE ? "outside the range the profile allows"
-										 : errs[2 * i + f].msg);
+				printf(" n/a: %s\n", rcs[2 * i + f] == MM_ERANGE
+							 ? "outside the range the profile allows"
+							 : errs[2 * i + f].msg);
 				continue;
 			}
 			for (int c = 0; c < r->ncurves; c++)
@@ -677,12 +686,73 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 	return 0;
 }
 
-static int cmd_run(struct opts *o, const char *cmdline)
+/* The comparison table of mmsim compare: every point says whether it was fitted or predicted. */
+static int print_comparison(struct run *r, const struct measured *ms, struct mm_error *err)
+{
+	int fit[REPORT_MAX_POINTS] = {0};
+
+	if (r->o.fit_tasks) {
+		char buf[2048], *save, *tok;
+
+		snprintf(buf, sizeof(buf), "%s", r->o.fit_tasks);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char *end;
+			long v = strtol(tok, &end, 10);
+			int found = 0;
+
+			for (int p = 0; p < ms->n && !*end; p++)
+				if (ms->tasks[p] == v)
+					fit[p] = found = 1;
+			if (*end || end == tok || !found)
+				return mm_fail(err, MM_EINVAL, "--fit-tasks: '%s' is not a task count of %s", tok,
+					       r->o.measured);
+		}
+	}
+	for (int m = 0; m < 2; m++) {
+		const struct curve *cv = &r->curve[0];
+		double sum = 0, worst = 0;
+		int npred = 0;
+
+		if (!cv->has_mode[m])
+			continue;
+		printf("\ncompare: %s on %s, %s; measured: %s\n", cv->label, r->m.hw.name,
+		       m == SC_THREADS ? "threads" : "processes", r->o.measured);
+		printf("  %6s %14s %14s %9s %10s %10s  %s\n", "tasks", "measured", "predicted", "error%", "idle_meas",
+		       "idle_pred", "role");
+		for (int p = 0; p < ms->n; p++) {
+			const struct sim_result *res = cv->res[m][p];
+			double meas = ms->ops[m][p], e;
+
+			if (meas <= 0) {
+				printf("  %6d %14s %14.0f %9s %10s %10.2f  not measured\n", ms->tasks[p], "-",
+				       res->ops_per_s, "", "", res->idle_pct);
+				continue;
+			}
+			e = 100.0 * (res->ops_per_s - meas) / meas;
+			printf("  %6d %14.0f %14.0f %+9.1f %10.2f %10.2f  %s\n", ms->tasks[p], meas, res->ops_per_s, e,
+			       ms->idle[m][p], res->idle_pct, fit[p] ? "fitted (not a prediction)" : "prediction");
+			if (!fit[p]) {
+				sum += fabs(e);
+				worst = fabs(e) > worst ? fabs(e) : worst;
+				npred++;
+			}
+		}
+		if (npred)
+			printf("  predictions: %d point(s), mean |error| %.1f%%, max %.1f%%\n", npred, sum / npred,
+			       worst);
+		else
+			printf("  predictions: none (every measured point was used for fitting)\n");
+	}
+	return 0;
+}
+
+static int cmd_run(struct opts *o, const char *cmdline, int compare)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	struct sweep_job *jobs = NULL;
 	struct mm_error err = {0};
 	struct report_ctx ctx;
+	struct measured ms;
 	int rc, njobs = 0, ncpus;
 	char buf[1024], *save, *tok;
 
@@ -717,6 +787,14 @@ static int cmd_run(struct opts *o, const char *cmdline)
 			return die(2, "--plot %s: expected a file name ending in .png or .svg", o->plot);
 		}
 	}
+	if (compare && !o->measured) {
+		free(r);
+		return die(2, "compare needs --measured FILE (a will-it-scale CSV)");
+	}
+	if (compare && (rc = measured_load(o->measured, &ms, &err))) {
+		free(r);
+		return die(1, "%s", err.msg);
+	}
 	if ((rc = machine_load(&r->m, o->machine, o->cores, &err)))
 		goto fail;
 	ncpus = o->cores ? o->cores : r->m.topo.ncpus;
@@ -731,8 +809,47 @@ static int cmd_run(struct opts *o, const char *cmdline)
 			     o->scenario, r->ncurves);
 		goto fail;
 	}
-	if ((rc = task_list(r, ncpus, &err)))
+	if (compare) {
+		char list[REPORT_MAX_POINTS * 8] = "";
+
+		if (r->ncurves != 1) {
+			rc = mm_fail(&err, MM_EINVAL, "compare: '%s' gives %d curves; name one variant", o->scenario,
+				     r->ncurves);
+			goto fail;
+		}
+		for (int m = 0; m < 2; m++) {
+			if (!(r->modes[0] || r->modes[1] ? r->modes[m] : (int)r->sc[0].mode == m))
+				continue;
+			if (!ms.has[m]) {
+				rc = mm_fail(&err, MM_EINVAL, "compare: %s has no %s results (choose --mode)",
+					     o->measured, m == SC_THREADS ? "threads" : "processes");
+				goto fail;
+			}
+			r->modes[m] = 1;
+		}
+		for (int p = 0; p < ms.n; p++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", p ? "," : "", ms.tasks[p]);
+		r->o.tasks = list;
+		rc = task_list(r, ncpus, &err);
+		r->o.tasks = NULL;
+		if (rc)
+			goto fail;
+		if (r->npts != ms.n) {
+			rc = mm_fail(&err, MM_EPARSE, "%s: task counts must be distinct", o->measured);
+			goto fail;
+		}
+		r->curve[0].nmeas = 0;
+		for (int p = 0; p < ms.n; p++) {
+			int mm = r->modes[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
+
+			if (ms.ops[mm][p] > 0) {
+				r->curve[0].meas_tasks[r->curve[0].nmeas] = ms.tasks[p];
+				r->curve[0].meas_ops[r->curve[0].nmeas++] = ms.ops[mm][p];
+			}
+		}
+	} else if ((rc = task_list(r, ncpus, &err))) {
 		goto fail;
+	}
 	if ((rc = run_curves(r, &jobs, &njobs, &err)))
 		goto fail;
 	ctx = (struct report_ctx){.machine = r->m.hw.name,
@@ -743,7 +860,10 @@ static int cmd_run(struct opts *o, const char *cmdline)
 				  .command = cmdline};
 	if (o->plot && (rc = report_plot(o->plot, &ctx, r->curve, r->ncurves, &err)))
 		goto fail;
-	if (!strcmp(o->format, "csv"))
+	if (compare) {
+		if ((rc = print_comparison(r, &ms, &err)))
+			goto fail;
+	} else if (!strcmp(o->format, "csv"))
 		report_csv(stdout, &r->curve[0]);
 	else if (!strcmp(o->format, "json"))
 		report_json(stdout, &ctx, r->curve, r->ncurves);
@@ -796,6 +916,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "show"))
 		return cmd_show(&o);
 	if (!strcmp(cmd, "run"))
-		return cmd_run(&o, cmdline);
-	return die(2, "unknown command '%s' (expected run, list or show; see mmsim --help)", cmd);
+		return cmd_run(&o, cmdline, 0);
+	if (!strcmp(cmd, "compare"))
+		return cmd_run(&o, cmdline, 1);
+	return die(2, "unknown command '%s' (expected run, list, show or compare; see mmsim --help)", cmd);
 }

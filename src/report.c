@@ -154,6 +154,12 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].res[m][p]->ops_per_s);
 			fprintf(d, "\n\n");
 		}
+	for (int i = 0; i < ncurves; i++) {
+		fprintf(d, "# %s measured\n", c[i].label);
+		for (int p = 0; p < c[i].nmeas; p++)
+			fprintf(d, "%d %.6g\n", c[i].meas_tasks[p], c[i].meas_ops[p]);
+		fprintf(d, "\n\n");
+	}
 	fclose(d);
 	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
 	fprintf(f, "set output '%s'\n", partial);
@@ -169,6 +175,10 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 				c[i].label, mode_name[m]);
 			n++;
 		}
+	for (int i = 0; i < ncurves; i++, n++)
+		if (c[i].nmeas)
+			fprintf(f, ", '%s' index %d with points pt 7 ps 1.5 title '%s measured'", datafile, n,
+				c[i].label);
 	fprintf(f, "\n");
 	fclose(f);
 	pid = fork();
@@ -191,5 +201,65 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 		unlink(partial);
 		return mm_fail(err, MM_EIO, "--plot %s: %s", path, strerror(errno));
 	}
+	return 0;
+}
+
+int measured_load(const char *path, struct measured *m, struct mm_error *err)
+{
+	static const char header[] = "tasks,processes,processes_idle,threads,threads_idle,linear";
+	char line[4096];
+	int lineno = 0, seen_header = 0;
+	FILE *f = fopen(path, "r");
+
+	memset(m, 0, sizeof(*m));
+	if (!f)
+		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		long long tasks;
+		double pr, pri, th, thi, lin;
+		char extra;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (!seen_header) {
+			if (strcmp(line, header)) {
+				fclose(f);
+				return mm_fail(err, MM_EPARSE, "%s:%d:1: expected will-it-scale's header '%s'", path,
+					       lineno, header);
+			}
+			seen_header = 1;
+			continue;
+		}
+		if (sscanf(line, "%lld,%lf,%lf,%lf,%lf,%lf%c", &tasks, &pr, &pri, &th, &thi, &lin, &extra) != 6 ||
+		    tasks < 0 || pr < 0 || th < 0) {
+			fclose(f);
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d:1: expected 'tasks,processes,processes_idle,threads,threads_idle,linear' "
+				       "with numbers, found '%s'",
+				       path, lineno, line);
+		}
+		if (tasks == 0)
+			continue; /* runtest.py's first row */
+		if (m->n == REPORT_MAX_POINTS || tasks > 1000000) {
+			fclose(f);
+			return mm_fail(err, MM_ERANGE, "%s:%d:1: too many rows or tasks", path, lineno);
+		}
+		m->tasks[m->n] = (int)tasks;
+		m->ops[SC_PROCESSES][m->n] = pr;
+		m->idle[SC_PROCESSES][m->n] = pri;
+		m->ops[SC_THREADS][m->n] = th;
+		m->idle[SC_THREADS][m->n] = thi;
+		m->has[SC_PROCESSES] |= pr > 0;
+		m->has[SC_THREADS] |= th > 0;
+		m->n++;
+	}
+	fclose(f);
+	if (!seen_header)
+		return mm_fail(err, MM_EPARSE, "%s: no will-it-scale header '%s' (is it a runtest.py CSV?)", path,
+			       header);
+	if (!m->n || (!m->has[0] && !m->has[1]))
+		return mm_fail(err, MM_EPARSE, "%s: no measured point (every row is 0)", path);
 	return 0;
 }

@@ -21,7 +21,22 @@ struct curve {
 	struct sim_result *res[2][REPORT_MAX_POINTS];
 	double linear1[2]; /* ops/s of one task, for efficiency and 'linear' */
 	int fixed_work;
+	/* measured points to draw over the prediction (mmsim compare) */
+	int nmeas;
+	int meas_tasks[REPORT_MAX_POINTS];
+	double meas_ops[REPORT_MAX_POINTS];
 };
+
+/* A will-it-scale CSV (runtest.py's, or validate/'s with '#' metadata lines). */
+struct measured {
+	int n;
+	int tasks[REPORT_MAX_POINTS];
+	double ops[2][REPORT_MAX_POINTS]; /* [SC_THREADS], [SC_PROCESSES]; 0 = not measured */
+	double idle[2][REPORT_MAX_POINTS];
+	int has[2];
+};
+
+int measured_load(const char *path, struct measured *m, struct mm_error *err);
 
 struct report_ctx {
 	const char *machine;

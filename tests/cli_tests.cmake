@@ -86,7 +86,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list or show"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show or compare"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"
@@ -288,3 +288,34 @@ add_test(NAME cli_same_bytes_any_thread_count
   COMMAND sh -c [=[a=$(OMP_NUM_THREADS=1 "$0" "$@") && b=$(OMP_NUM_THREADS=2 "$0" "$@") && test -n "$a" && test "$a" = "$b"]=]
           $<TARGET_FILE:mmsim> --machine amd-2s-128c --scenario pin_fast --tasks 1,8,32,64 --format json)
 set_tests_properties(cli_same_bytes_any_thread_count PROPERTIES LABELS fast)
+
+# mmsim compare on a will-it-scale CSV made by hand: per-point error and role.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/small_wis.csv
+"# made by hand for a test: runtest.py's format
+tasks,processes,processes_idle,threads,threads_idle,linear
+0,0,100,0,100,0
+1,0,0.00,10000,87.50,10000
+2,0,0.00,20000,75.00,20000
+4,0,0.00,10000,50.00,40000
+")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bad_wis.csv
+"tasks,processes,processes_idle,threads,threads_idle,linear
+1,0,0.00,abc,87.50,10000
+")
+mmsim_cli(compare_per_point_error ok
+  PATTERNS "compare: has_pinned_write on nehalem-i7-920, threads"
+           "\n +1 +10000 +[0-9]+ +[-+][0-9.]+ +87\\.50 .* fitted \\(not a prediction\\)"
+           "\n +4 +10000 +[0-9]+ +[-+][0-9.]+ +50\\.00 .* prediction"
+           "predictions: 2 point\\(s\\), mean \\|error\\|"
+  ARGS compare --measured ${CMAKE_CURRENT_BINARY_DIR}/small_wis.csv ${SMALL} --scenario has_pinned_write
+       --fit-tasks 1)
+mmsim_cli(compare_malformed_csv fail
+  PATTERNS "bad_wis\\.csv:2:1: expected 'tasks,processes"
+  ARGS compare --measured ${CMAKE_CURRENT_BINARY_DIR}/bad_wis.csv ${SMALL} --scenario has_pinned_write)
+mmsim_cli(compare_fit_task_not_measured fail
+  PATTERNS "--fit-tasks: '8' is not a task count of"
+  ARGS compare --measured ${CMAKE_CURRENT_BINARY_DIR}/small_wis.csv ${SMALL} --scenario has_pinned_write
+       --fit-tasks 8)
+mmsim_cli(compare_needs_measured fail
+  PATTERNS "compare needs --measured FILE"
+  ARGS compare ${SMALL} --scenario has_pinned_write)
