@@ -395,8 +395,8 @@ void lk_spin(struct sim *s, struct sim_task *t, int line)
 	t->spin_line = line;
 	t->spin_next = l->spin_head;
 	l->spin_head = t->id;
-	if (t->delay > 0) /* the pause already spent is not lost */
-		t->delay = 0;
+	/* the task spins (busy) from now: the hit just before is absorbed in the spin */
+	t->delay = 0;
 }
 
 void lk_sleep(struct sim *s, struct sim_task *t)
