@@ -51,14 +51,17 @@ static void wq_remove(struct lock_inst *lk, int task)
 			lk_wq_push(lk, tasks[i], modes[i]);
 }
 
-/* rwsem_mark_wake(): called with wait_lock held. */
-static void mark_wake(struct sim *s, struct lock_inst *lk)
+/* rwsem_mark_wake(): called with wait_lock held.  After a downgrade
+ * (RWSEM_WAKE_READ_OWNED) a writer at the head is left asleep. */
+static void mark_wake(struct sim *s, struct lock_inst *lk, int read_owned)
 {
 	int mode, first = lk_wq_first(lk, &mode);
 
 	if (first < 0)
 		return;
 	if (mode == M_WRITE) {
+		if (read_owned)
+			return;
 		struct lk_task *w = lk_state_of(s, first);
 
 		if (!w->granted) {
@@ -110,6 +113,7 @@ enum {
 	P_WR_OSQ_WAIT,
 	P_WR_SPIN,
 	P_WR_SPIN_COUNT,
+	P_WR_RESPIN, /* the count line was written: re-read it, then spin again */
 	P_WR_STEAL,
 	P_WR_LEAVE_GOT,
 	P_WR_LEAVE_QUEUE,
@@ -252,7 +256,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = P_WR_STEAL;
 			} else if (lk->holder >= 0 && !lk->handoff && lk_task_on_cpu(s, lk->holder)) {
 				lk_count_stat(s, lk, LKS_SPIN);
-				st->phase = P_WR_SPIN;
+				st->phase = P_WR_RESPIN;
 				lk_spin(s, t, cnt);
 				return LK_WAIT;
 			} else if (lk->holder < 0 && lk->nreaders && !lk->handoff) {
@@ -265,12 +269,17 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 					break;
 				}
 				lk_count_stat(s, lk, LKS_SPIN);
-				st->phase = P_WR_SPIN;
+				st->phase = P_WR_RESPIN;
 				lk_spin_deadline(s, t, cnt, limit);
 				return LK_WAIT;
 			} else {
 				st->phase = P_WR_LEAVE_QUEUE; /* owner asleep, or a handoff is pending */
 			}
+			break;
+		case P_WR_RESPIN:
+			if (!lk_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			st->phase = P_WR_SPIN;
 			break;
 		case P_WR_STEAL: /* rwsem_try_write_lock_unqueued: cmpxchg */
 			if (!lk_access(s, t, cnt, COH_RMW))
@@ -328,7 +337,8 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->seen = lk->version;
 			if (lk->holder >= 0 || lk->wq_len || lk->handoff) {
 				st->first_try = 0;
-				st->phase = P_START; /* mmap_read_trylock failed: mmap_read_lock */
+				st->what = LK_ACQUIRE; /* mmap_read_trylock failed: mmap_read_lock */
+				st->phase = P_START;
 				break;
 			}
 			st->phase = P_TRY_CMPXCHG;
@@ -345,8 +355,10 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			/* the cmpxchg failed: it returned the new count, check it again */
 			st->first_try = 0;
 			st->seen = lk->version;
-			if (lk->holder >= 0 || lk->wq_len || lk->handoff)
+			if (lk->holder >= 0 || lk->wq_len || lk->handoff) {
+				st->what = LK_ACQUIRE; /* the trylock failed: down_read */
 				st->phase = P_START;
+			}
 			break;
 		default:
 			return LK_DONE;
@@ -388,7 +400,7 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 		case P_WAKE_WL: /* rwsem_wake */
 			if (!lk_access(s, t, own, COH_RMW))
 				return LK_WAIT;
-			mark_wake(s, lk);
+			mark_wake(s, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:

@@ -650,6 +650,91 @@ static void count_visits(const struct program *pr, int from, int to, double mult
 	}
 }
 
+/*
+ * Every lock taken in an operation is released in it, in the mode it was
+ * taken, inside the same repeat/every block; a downgrade needs the write
+ * side.  Otherwise the simulation would stall or count nonsense, so the
+ * scenario is refused here, at the line of the offending step.
+ */
+static int check_lock_pairs(const struct scenario *sc, int variant, const struct program *pr, struct mm_error *err)
+{
+	enum { FREE = 0, HELD_READ, HELD_WRITE };
+	unsigned char *held = calloc(sc->nobj + 1, 1), *saved[64];
+	int depth = 0, rc = 0, *taken_at = calloc(sc->nobj + 1, sizeof(int));
+
+	if (!held || !taken_at) {
+		free(held);
+		free(taken_at);
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < pr->n && !rc; i++) {
+		const struct prog_insn *in = &pr->insn[i];
+		const char *name = in->obj >= 0 ? sc->obj[in->obj].name : "";
+		int want = in->mode == SL_READ ? HELD_READ : HELD_WRITE;
+
+		switch (in->act) {
+		case SA_LOCK:
+		case SA_TRYLOCK:
+			if (held[in->obj])
+				rc = mm_fail(err, MM_EPARSE,
+					     "%s:%d: '%s' is taken again while held since line %d (variant %s)",
+					     sc->path, in->src_line, name, taken_at[in->obj], sc->var[variant].name);
+			held[in->obj] = (unsigned char)want;
+			taken_at[in->obj] = in->src_line;
+			break;
+		case SA_UNLOCK:
+			if (held[in->obj] != want)
+				rc = mm_fail(err, MM_EPARSE, "%s:%d: '%s' is released %s but %s (variant %s)", sc->path,
+					     in->src_line, name, want == HELD_READ ? "as read" : "as write",
+					     held[in->obj] == FREE	  ? "is not held here"
+					     : held[in->obj] == HELD_READ ? "is held for read"
+									  : "is held for write",
+					     sc->var[variant].name);
+			held[in->obj] = FREE;
+			break;
+		case SA_DOWNGRADE:
+			if (held[in->obj] != HELD_WRITE)
+				rc = mm_fail(err, MM_EPARSE,
+					     "%s:%d: '%s' is downgraded but not held for write (variant %s)", sc->path,
+					     in->src_line, name, sc->var[variant].name);
+			held[in->obj] = HELD_READ;
+			break;
+		case SA_REPEAT:
+		case SA_EVERY:
+			saved[depth] = malloc(sc->nobj + 1);
+			if (!saved[depth]) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(saved[depth++], held, sc->nobj + 1);
+			break;
+		case SA_END:
+			depth--;
+			for (int o = 0; o < sc->nobj && !rc; o++)
+				if (held[o] != saved[depth][o])
+					rc = mm_fail(
+					    err, MM_EPARSE,
+					    "%s:%d: '%s' is %s inside this block but not %s in it (variant %s)",
+					    sc->path, taken_at[o], sc->obj[o].name, held[o] ? "taken" : "released",
+					    held[o] ? "released" : "taken", sc->var[variant].name);
+			free(saved[depth]);
+			break;
+		default:
+			break;
+		}
+	}
+	for (int o = 0; o < sc->nobj && !rc; o++)
+		if (held[o])
+			rc = mm_fail(err, MM_EPARSE,
+				     "%s:%d: '%s' is still held at the end of the operation (variant %s)", sc->path,
+				     taken_at[o], sc->obj[o].name, sc->var[variant].name);
+	while (depth > 0)
+		free(saved[--depth]);
+	free(held);
+	free(taken_at);
+	return rc;
+}
+
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
 		     struct mm_error *err)
 {
@@ -726,6 +811,10 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			stack[depth++] = out->n;
 		}
 		out->n++;
+	}
+	if (check_lock_pairs(sc, variant, out, err)) {
+		program_free(out);
+		return MM_EPARSE;
 	}
 	out->visits = calloc(out->n + 1, sizeof(double));
 	if (!out->visits) {

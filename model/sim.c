@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_RESUME = 1, EV_GRANT, EV_LINE_FREE, EV_WAKE, EV_SPIN_TIMEOUT };
+enum { EV_RESUME = 1, EV_GRANT, EV_LINE_FREE, EV_WAKE, EV_SPIN_TIMEOUT, EV_REFETCH };
 enum tstate { T_RUN = 0, T_WAIT_LINE, T_WAIT_STORE, T_SPIN, T_SLEEP, T_DONE };
 
 struct sim_line {
@@ -49,7 +49,8 @@ struct sim_task {
 	double ops, units;
 	sim_time_t sleep_total, sleep_since;
 	sim_time_t done_at;
-	sim_time_t mark; /* when its previous step ended */
+	sim_time_t mark;  /* when its previous step ended */
+	int wake_pending; /* an EV_WAKE is on its way */
 };
 
 /* A set of objects sharing one cache line name, with its scope. */
@@ -112,7 +113,8 @@ static uint64_t splitmix(uint64_t *x)
 static void schedule(struct sim *s, sim_time_t at, int kind, int a, int64_t b)
 {
 	if (engine_schedule(&s->eng, at, kind, a, b) && !s->failed)
-		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for events");
+		s->failed =
+		    mm_fail(s->err, MM_ENOMEM, "cannot schedule an event (out of memory, or a time in the past)");
 }
 
 static void schedule_resume(struct sim *s, struct sim_task *t)
@@ -210,6 +212,21 @@ static struct lock_inst *lock_of(const struct sim *s, const struct sim_task *t, 
 
 /* ---- lines -------------------------------------------------------------- */
 
+static void service(struct sim *s, int li);
+
+/* A spinner re-reads the line it was spinning on. */
+static void refetch(struct sim *s, struct sim_task *st, int li)
+{
+	struct coh_req *r = &s->req[2 * st->id];
+
+	r->task = st->id;
+	r->cpu = st->cpu;
+	r->op = COH_LOAD;
+	r->extra_ps = 0;
+	if (coh_enqueue(&s->line[li].c, s->req, 2 * st->id) && !s->failed)
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+}
+
 static void invalidate_spinners(struct sim *s, struct sim_line *l, int except_task)
 {
 	int u = l->spin_head, keep = -1;
@@ -223,18 +240,15 @@ static void invalidate_spinners(struct sim *s, struct sim_line *l, int except_ta
 			st->spin_next = keep;
 			keep = u;
 		} else {
-			struct coh_req *r = &s->req[2 * u];
-
-			/* it sees the invalidation and re-reads the line after a pause */
+			/* it sees the invalidation and re-reads the line after a pause; the line
+			 * is not held meanwhile */
 			st->state = T_WAIT_LINE;
 			st->spin_line = -1;
 			st->spin_gen++;
-			r->task = u;
-			r->cpu = st->cpu;
-			r->op = COH_LOAD;
-			r->extra_ps = s->pause_ps;
-			if (coh_enqueue(&l->c, s->req, 2 * u) && !s->failed)
-				s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+			if (s->pause_ps > 0)
+				schedule(s, s->eng.now + s->pause_ps, EV_REFETCH, u, l - s->line);
+			else
+				refetch(s, st, (int)(l - s->line));
 		}
 		u = next;
 	}
@@ -409,6 +423,12 @@ void lk_sleep(struct sim *s, struct sim_task *t)
 void lk_wake(struct sim *s, int task)
 {
 	struct sim_task *t = &s->task[task];
+
+	/* not asleep yet: it sees its design's flag before it would sleep.  Scheduling a
+	 * wake-up anyway could end a later, unrelated sleep early. */
+	if (t->state != T_SLEEP || t->wake_pending)
+		return;
+	t->wake_pending = 1;
 	sim_time_t at = s->eng.now > t->sleep_since ? s->eng.now : t->sleep_since;
 
 	schedule(s, at + s->wakeup_ps, EV_WAKE, task, 0);
@@ -533,14 +553,8 @@ static void lock_end(struct sim *s, struct sim_task *t)
 			st->contended++;
 	}
 	/* mutual exclusion, checked on what the simulation saw */
-	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers)) {
+	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers))
 		st->violations++;
-		if (getenv("MMSIM_DEBUG"))
-			fprintf(stderr,
-				"VIOL t=%lld task %d what %d mode %d in_w %d in_r %d holder %d nreaders %d wq %d\n",
-				(long long)s->eng.now, t->id, t->lk.what, t->lk.mode, lk->in_writers, lk->in_readers,
-				lk->holder, lk->nreaders, lk->wq_len);
-	}
 	if (lk->in_readers > st->max_readers)
 		st->max_readers = lk->in_readers;
 }
@@ -796,12 +810,17 @@ static void dispatch(struct sim *s, const struct engine_event *ev)
 	case EV_GRANT:
 		on_grant(s, ev->a);
 		break;
+	case EV_REFETCH:
+		refetch(s, &s->task[ev->a], (int)ev->b);
+		service(s, (int)ev->b);
+		break;
 	case EV_LINE_FREE:
 		s->line[ev->a].c.busy = 0;
 		service(s, ev->a);
 		break;
 	case EV_WAKE:
 		t = &s->task[ev->a];
+		t->wake_pending = 0;
 		if (t->state != T_SLEEP)
 			break; /* it never slept, or was woken already: the design saw its flag */
 		t->sleep_total += s->eng.now - t->sleep_since;
@@ -1053,8 +1072,6 @@ static int setup(struct sim *s)
 					rc = mm_fail(s->err, MM_ENOMEM, "out of memory for locks");
 					goto out;
 				}
-				/* a lock word shared by all tasks is never private */
-				s->line[lk->line[0]].private_task = s->line[lk->line[0]].private_task;
 			}
 		}
 	}
@@ -1115,7 +1132,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
 	uint64_t warm, meas, e0 = 0, v0 = 0;
-	int rc, measuring = 0, trace = getenv("MMSIM_TRACE") != NULL;
+	int rc, measuring = 0, complete = 0;
 
 	memset(&s, 0, sizeof(s));
 	memset(res, 0, sizeof(*res));
@@ -1167,13 +1184,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 
 	while (!s.failed && engine_next(&s.eng, &ev)) {
 		dispatch(&s, &ev);
-		if (trace && s.eng.delivered % 200000 == 0) {
-			double tot = 0;
-			for (int i = 0; i < s.ntasks; i++)
-				tot += progress(&s, &s.task[i]);
-			fprintf(stderr, "TRACE %llu %.6f %.3f\n", (unsigned long long)s.eng.delivered, s.eng.now / 1e12,
-				tot);
-		}
 		if (cfg->ops_per_task > 0) {
 			if (s.ndone == s.ntasks)
 				break;
@@ -1196,6 +1206,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		} else if (measuring && s.eng.now > t0 && s.eng.delivered - e0 + (s.visits - v0) / 16 >= meas) {
 			/* events, or the private steps interpreted between them, whichever
 			 * is the work: a scenario of private steps makes few events */
+			complete = 1;
 			break;
 		}
 	}
@@ -1228,7 +1239,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		sim_time_t t1 = s.eng.now, window = t1 - t0;
 		double busy = 0;
 
-		if (!measuring || window <= 0) {
+		if (!measuring || window <= 0 || !complete) {
 			rc = mm_fail(err, MM_ESTALL,
 				     "the simulation stalled after %llu events at %.3f us: no task can make progress "
 				     "(a lost wake-up or a lock never released)",
@@ -1275,12 +1286,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			else
 				known = 0;
 		}
-		if (getenv("MMSIM_DEBUG"))
-			for (int pc = 0; pc < s.prog->n; pc++)
-				fprintf(stderr, "pc %d visits/op %.3f n %.0f ps %.0f mean %.1f contrib %.1f us\n", pc,
-					s.prog->visits[pc], s.step_n[pc], s.step_ps[pc],
-					s.step_n[pc] ? s.step_ps[pc] / s.step_n[pc] : 0,
-					s.step_n[pc] ? s.prog->visits[pc] * s.step_ps[pc] / s.step_n[pc] / 1e6 : 0);
 		if (known && op_ps > 0) {
 			res->ops_per_s = s.ntasks * 1e12 / op_ps;
 			res->ops = res->ops_per_s * res->window_s;

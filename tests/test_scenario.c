@@ -593,6 +593,56 @@ static void test_variant_without_steps(void **state)
 
 /* ---- compile-time errors: names the kernel profile lacks ----------------- */
 
+/* Locks must pair up within the operation and within each block, in the mode taken. */
+static void test_lock_pairs(void **state)
+{
+	static const struct {
+		const char *body;
+		const char *msg;
+	} bad[] = {
+	    {"  f lock L write\n  f unlock L read\n", "pairs.scn:6: 'L' is released as read but is held for write"},
+	    {"  f unlock L read\n", "pairs.scn:5: 'L' is released as read but is not held here"},
+	    {"  f lock L read\n", "pairs.scn:5: 'L' is still held at the end of the operation"},
+	    {"  f lock L read\n  f lock L read\n  f unlock L read\n", "pairs.scn:6: 'L' is taken again while held"},
+	    {"  f lock L read\n  f downgrade L\n  f unlock L read\n", "pairs.scn:6: 'L' is downgraded but not held"},
+	    {"  repeat 2\n    f lock L write\n  end\n  f unlock L write\n",
+	     "pairs.scn:6: 'L' is taken inside this block but not released in it"},
+	};
+	struct kern kk;
+
+	(void)state;
+	load_kernel_file(&kk, K511_PATH);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[512];
+		struct scenario sc;
+		struct program pr;
+		struct mm_error err = {0};
+
+		snprintf(text, sizeof(text),
+			 "scenario p\nlock L rwsem scope mm\nvariant a kernel 5.11 \"A\"\nbegin\n%s", bad[i].body);
+		parse_ok(&sc, "pairs.scn", text);
+		assert_int_equal(scenario_compile(&sc, 0, &kk.k, &pr, &err), MM_EPARSE);
+		if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)))
+			fail_msg("case %zu: got '%s', want '%s...'", i, err.msg, bad[i].msg);
+		scenario_free(&sc);
+	}
+	/* balanced, with a downgrade and a trylock: fine */
+	{
+		struct scenario sc;
+		struct program pr;
+		struct mm_error err = {0};
+
+		parse_ok(&sc, "pairs.scn",
+			 "scenario p\nlock L rwsem scope mm\nvariant a kernel 5.11 \"A\"\nbegin\n  repeat 2\n"
+			 "    f lock L write\n    f downgrade L\n    f unlock L read\n  end\n  f trylock L read\n"
+			 "  f unlock L read\n");
+		assert_int_equal(scenario_compile(&sc, 0, &kk.k, &pr, &err), 0);
+		program_free(&pr);
+		scenario_free(&sc);
+	}
+	profile_free(&kk.p);
+}
+
 static void test_unknown_cost_and_count(void **state)
 {
 	static const char cost[] = "scenario c\n"
@@ -871,6 +921,7 @@ int main(void)
 	    cmocka_unit_test(test_when_only),
 	    cmocka_unit_test(test_variant_without_steps),
 	    cmocka_unit_test(test_unknown_cost_and_count),
+	    cmocka_unit_test(test_lock_pairs),
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_builtin_scenarios_named_costs),

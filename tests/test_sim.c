@@ -90,16 +90,18 @@ static void threads_share_the_mm_processes_do_not(void **state)
 	t_world_free(&w);
 }
 
-static void a_lock_never_released_is_reported_not_hung(void **state)
+/* Two locks taken in opposite orders (ABBA): a real deadlock is reported, not hung on. */
+static void a_deadlock_is_reported_not_hung(void **state)
 {
 	struct tworld w;
 	struct sim_result r;
 	struct mm_error err;
 
-	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
-	      "scenario dl\nop \"x\"\nlock L spinlock scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
-	      "  f lock L\n  f compute 10ns\n  f lock L\n");
-	struct sim_config c = t_cfg(&w, 2);
+	world(&w, "pack:1 numa:1 core:4 pu:1", 10,
+	      "scenario dl\nop \"x\"\nlock A spinlock scope global\nlock B spinlock scope global\n"
+	      "variant v kernel 9.9 \"t\"\nbegin\n  f lock A\n  f compute 1000ns\n  f lock B\n  f unlock B\n"
+	      "  f unlock A\n  f lock B\n  f compute 1000ns\n  f lock A\n  f unlock A\n  f unlock B\n");
+	struct sim_config c = t_cfg(&w, 4);
 
 	assert_int_equal(sim_run(&c, &r, &err), MM_ESTALL);
 	assert_non_null(strstr(err.msg, "stalled"));
@@ -162,7 +164,7 @@ int main(void)
 	    cmocka_unit_test(stores_are_posted_but_atomics_wait),
 	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
 	    cmocka_unit_test(threads_share_the_mm_processes_do_not),
-	    cmocka_unit_test(a_lock_never_released_is_reported_not_hung),
+	    cmocka_unit_test(a_deadlock_is_reported_not_hung),
 	    cmocka_unit_test(too_many_tasks_is_an_error),
 	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
 	};
