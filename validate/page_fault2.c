@@ -6,23 +6,11 @@
  */
 #include "pf_file.h"
 
-#include <errno.h>
 #include <sys/mman.h>
 
 static int pf2_run(struct wis_task *t)
 {
-	while (!wis_should_stop(t)) {
-		char *c = mmap(NULL, PF_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE, pf_file_fd(t), 0);
-
-		if (c == MAP_FAILED)
-			return -errno;
-		for (unsigned long off = 0; off < PF_FILE_BYTES; off += WIS_PAGE_BYTES) {
-			((volatile char *)c)[off] = 0;
-			(*t->ops)++;
-		}
-		munmap(c, PF_FILE_BYTES);
-	}
-	return 0;
+	return pf_file_touch_loop(t, MAP_PRIVATE, 1);
 }
 
 static const struct wis_bench pf2 = {

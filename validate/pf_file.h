@@ -8,7 +8,9 @@
 
 #include "wis.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PF_FILE_BYTES (128 * WIS_MIB)
@@ -33,6 +35,30 @@ static inline void pf_file_teardown(struct wis_task *t)
 	if (t->priv)
 		close(pf_file_fd(t));
 	t->priv = NULL;
+}
+
+/*
+ * The loop of page_fault2..4: map the task's file (@map_flags MAP_PRIVATE or
+ * MAP_SHARED), touch every 4 KiB page (a write, or a read), count one op per
+ * page, unmap; until told to stop.
+ */
+static inline int pf_file_touch_loop(struct wis_task *t, int map_flags, int write)
+{
+	while (!wis_should_stop(t)) {
+		char *c = mmap(NULL, PF_FILE_BYTES, PROT_READ | PROT_WRITE, map_flags, pf_file_fd(t), 0);
+
+		if (c == MAP_FAILED)
+			return -errno;
+		for (unsigned long off = 0; off < PF_FILE_BYTES; off += WIS_PAGE_BYTES) {
+			if (write)
+				((volatile char *)c)[off] = 0;
+			else
+				(void)((volatile char *)c)[off];
+			(*t->ops)++;
+		}
+		munmap(c, PF_FILE_BYTES);
+	}
+	return 0;
 }
 
 #endif /* WIS_PF_FILE_H */
