@@ -984,6 +984,21 @@ static int run_finish(struct wis_run *r)
 	return rc;
 }
 
+/* Stop the tasks, free the run, and keep the first error: @rc, the stop's, or a task's. */
+static int run_close(struct wis_run *r, int rc)
+{
+	int frc = run_finish(r);
+
+	if (!rc && frc)
+		rc = frc;
+	if (!rc && first_error(r, &(unsigned int){0})) {
+		report_task_error(r);
+		rc = -EIO;
+	}
+	run_free(r);
+	return rc;
+}
+
 static uint64_t sum_ops(struct wis_run *r, uint64_t *per_task)
 {
 	uint64_t sum = 0;
@@ -1202,17 +1217,8 @@ static int measure_rate(int mode, unsigned int n, struct result *res)
 		 cpu_share(task1 - task0, (double)(w1 - w0) / 1e9 * n),
 		 other_cpus(&c0, &c1, task1 - task0, (double)(w1 - w0) / 1e9));
 out:
-	if (r.area) {
-		int frc = run_finish(&r);
-
-		if (!rc && frc)
-			rc = frc;
-		if (!rc && first_error(&r, &(unsigned int){0})) {
-			report_task_error(&r);
-			rc = -EIO;
-		}
-		run_free(&r);
-	}
+	if (r.area)
+		rc = run_close(&r, rc);
 	free(t0);
 	free(t1);
 	return rc;
@@ -1385,17 +1391,8 @@ static int counts_child_main(void)
 			open_pipe_gate(r.gate, &r.gate_open);
 			rc = wait_all(&r, SLOT_DONE, -1, 1);
 		}
-		if (r.area) {
-			int frc = run_finish(&r);
-
-			if (!rc && frc)
-				rc = frc;
-			if (!rc && first_error(&r, &(unsigned int){0})) {
-				report_task_error(&r);
-				rc = -EIO;
-			}
-			run_free(&r);
-		}
+		if (r.area)
+			rc = run_close(&r, rc);
 	}
 	if (g_signal == SIGALRM)
 		return WIS_EXIT_TIME_LIMIT;
