@@ -440,6 +440,23 @@ static int task_list(struct run *r, int ncpus, struct mm_error *err)
 	return 0;
 }
 
+/* One point of a curve: the run's options, with this machine, kernel and program. */
+static struct sim_config point_config(const struct run *r, const struct hw_profile *hw, const struct kernel_profile *k,
+				      const struct program *prog, int mode, int ntasks)
+{
+	return (struct sim_config){
+	    .topo = &r->m.topo,
+	    .hw = hw,
+	    .kernel = k,
+	    .prog = prog,
+	    .mode = mode,
+	    .ntasks = ntasks,
+	    .seed = r->o.seed,
+	    .ops_per_task = r->o.ops_per_task,
+	    .measure_events = (uint64_t)r->o.events,
+	};
+}
+
 /* Jobs for every curve, mode and task count, plus the one-task point of each. */
 static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out, struct mm_error *err)
 {
@@ -455,19 +472,9 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 			if (!mode_on)
 				continue;
 			r->curve[c].has_mode[m] = 1;
-			for (int p = 0; p <= r->npts; p++) {
-				struct sim_config *cfg = &jobs[njobs++].cfg;
-
-				cfg->topo = &r->m.topo;
-				cfg->hw = &r->m.hw;
-				cfg->kernel = r->kern[c];
-				cfg->prog = &r->prog[c];
-				cfg->mode = m;
-				cfg->ntasks = p < r->npts ? r->tasks[p] : 1;
-				cfg->seed = r->o.seed;
-				cfg->ops_per_task = r->o.ops_per_task;
-				cfg->measure_events = (uint64_t)r->o.events;
-			}
+			for (int p = 0; p <= r->npts; p++)
+				jobs[njobs++].cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
+								 p < r->npts ? r->tasks[p] : 1);
 		}
 	r->t_start = now_s();
 	rc = sweep_run(jobs, njobs, progress, r, err);
@@ -512,7 +519,6 @@ static int sens_variant(struct run *r, const struct sens_item *it, double factor
 	struct machine m = r->m;
 	struct profile mp, kp[MAX_CURVES];
 	struct kernel_profile kk[MAX_CURVES];
-	struct sweep_job *jobs;
 	int rc = 0, largest = r->tasks[r->npts - 1], nk = 0;
 
 	if (profile_copy(&mp, &r->m.prof))
@@ -542,13 +548,8 @@ static int sens_variant(struct run *r, const struct sens_item *it, double factor
 	for (int i = 0; i < r->nks; i++)
 		if ((rc = kernel_profile_derive(&kk[i], &kp[i], err)))
 			goto out;
-	jobs = calloc(r->ncurves, sizeof(*jobs));
-	if (!jobs) {
-		rc = MM_ENOMEM;
-		goto out;
-	}
-	for (int c = 0; c < r->ncurves; c++) {
-		struct sim_config *cfg = &jobs[c].cfg;
+	for (int c = 0; c < r->ncurves && !rc; c++) {
+		struct sim_config cfg;
 		struct program prog;
 		int ks;
 
@@ -557,25 +558,11 @@ static int sens_variant(struct run *r, const struct sens_item *it, double factor
 		/* costs are resolved at compile time: recompile against the varied kernel */
 		if ((rc = scenario_compile(&r->sc[c], r->var[c], &kk[ks], &prog, err)))
 			break;
-		cfg->topo = &r->m.topo;
-		cfg->hw = &m.hw;
-		cfg->kernel = &kk[ks];
-		cfg->prog = &prog;
-		cfg->mode = r->curve[c].has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
-		cfg->ntasks = largest;
-		cfg->seed = r->o.seed;
-		cfg->ops_per_task = r->o.ops_per_task;
-		cfg->measure_events = (uint64_t)r->o.events;
-		jobs[c].rc = sim_run(cfg, &jobs[c].res, &jobs[c].err);
+		cfg = point_config(r, &m.hw, &kk[ks], &prog,
+				   r->curve[c].has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES, largest);
+		rc = sim_run(&cfg, &out[c], err);
 		program_free(&prog);
-		if (jobs[c].rc) {
-			rc = jobs[c].rc;
-			*err = jobs[c].err;
-			break;
-		}
-		out[c] = jobs[c].res;
 	}
-	free(jobs);
 out:
 	profile_free(&mp);
 	for (int i = 0; i < nk; i++)
