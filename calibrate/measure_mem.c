@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/* Page faults, zeroing, DRAM latency and write bandwidth. */
+#include "measure.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MiB ((size_t)1 << 20)
+
+/* memset through a volatile pointer, so that no store is optimised away */
+static void *(*volatile ms_memset)(void *, int, size_t) = memset;
+static volatile uintptr_t ms_sink;
+
+/* ---- page faults ---------------------------------------------------------------- */
+
+static int pf_measure(struct ms_ctx *c, int write)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	int pages = c->quick ? 64 : 256, max = c->quick ? 20 : 300, n, rc = 0, thp_off = 1;
+	double *v = malloc((size_t)max * sizeof(*v));
+	size_t len = (size_t)pages * psz;
+	struct ms_budget b;
+
+	if (!v)
+		return -ENOMEM;
+	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		volatile char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t t0, t1;
+		uintptr_t sum = 0;
+
+		if (map == MAP_FAILED) {
+			rc = -errno;
+			break;
+		}
+		/* 4 KiB faults only: a huge page would fault once for 512 pages */
+		if (madvise((void *)map, len, MADV_NOHUGEPAGE))
+			thp_off = 0;
+		t0 = ms_now_ns();
+		if (write)
+			for (int i = 0; i < pages; i++)
+				map[(size_t)i * psz] = 1;
+		else
+			for (int i = 0; i < pages; i++)
+				sum += (uintptr_t)map[(size_t)i * psz];
+		t1 = ms_now_ns();
+		ms_sink = sum;
+		munmap((void *)map, len);
+		v[n] = ms_per_op(c, t0, t1, pages);
+	}
+	if (!rc &&
+	    !ms_add(c, write ? "fault_write" : "fault_read", "ns", v, n,
+		    "%s of one byte per page of a fresh %d-page MAP_PRIVATE|MAP_ANONYMOUS mapping%s; munmap "
+		    "untimed; per fault (page-table allocation amortised over the sample)",
+		    write ? "write (allocates and zeroes a page)" : "read (maps the shared zero page: no zeroing)",
+		    pages, thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
+		rc = -ENOSPC;
+	free(v);
+	return rc;
+}
+
+int ms_measure_faults(struct ms_ctx *c)
+{
+	int rc = pf_measure(c, 0);
+
+	return rc ? rc : pf_measure(c, 1);
+}
+
+/* ---- zeroing ------------------------------------------------------------------------ */
+
+int ms_measure_zeroing(struct ms_ctx *c)
+{
+	enum { PAGES = 64 };
+	size_t big = 2 * MiB;
+	int max = c->quick ? 100 : 1000, n, rc = 0;
+	double *v = malloc((size_t)max * sizeof(*v));
+	char *buf = aligned_alloc(big, big);
+	struct ms_budget b;
+
+	if (!v || !buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	ms_memset(buf, 1, big); /* fault it in first: zeroing, not faulting, is timed */
+	ms_budget_init(&b, c, max, c->quick ? 0.02 : 0.15);
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		uint64_t t0 = ms_now_ns(), t1;
+
+		for (int p = 0; p < PAGES; p++)
+			ms_memset(buf + (size_t)p * 4096, 0, 4096);
+		t1 = ms_now_ns();
+		v[n] = ms_per_op(c, t0, t1, PAGES);
+	}
+	if (!ms_add(c, "zero_4k", "ns", v, n,
+		    "user-space memset of a 4 KiB page; %d pages of a %d KiB buffer already faulted in (warm in "
+		    "cache) per sample; per page",
+		    PAGES, PAGES * 4)) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	ms_budget_init(&b, c, max, c->quick ? 0.03 : 0.2);
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		uint64_t t0 = ms_now_ns(), t1;
+
+		ms_memset(buf, 0, big);
+		t1 = ms_now_ns();
+		v[n] = ms_per_op(c, t0, t1, 1);
+	}
+	if (!ms_add(c, "zero_2m", "ns", v, n,
+		    "user-space memset of a 2 MiB region already faulted in (reused: as warm as the caches "
+		    "allow); per region"))
+		rc = -ENOSPC;
+out:
+	free(buf);
+	free(v);
+	return rc;
+}
+
+/* ---- DRAM latency and bandwidth ----------------------------------------------------- */
+
+static void *big_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* huge pages where the kernel allows: DRAM, not the TLB, should be measured */
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+static void flush_line(void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_clflush(p);
+#elif defined(__aarch64__)
+	__asm__ volatile("dc civac, %0" ::"r"(p) : "memory");
+#else
+	(void)p; /* no flush: the buffer's size (>> L3) must do */
+#endif
+}
+
+/* A bijection of [0, 2^bits): multiplications by odd numbers and xor-shifts. */
+static uint64_t mix(uint64_t x, int bits)
+{
+	uint64_t mask = (bits == 64 ? ~0ull : (1ull << bits) - 1);
+	int s = bits / 2 > 0 ? bits / 2 : 1;
+
+	x = (x * 0x9e3779b97f4a7c15ull) & mask;
+	x ^= x >> s;
+	x = (x * 0xbf58476d1ce4e5b9ull) & mask;
+	x ^= x >> s;
+	x = (x * 0x94d049bb133111ebull) & mask;
+	x ^= x >> s;
+	return x;
+}
+
+/* The k-th slot of a random walk over @nslots slots without repeats (cycle-walking the bijection). */
+static uint64_t walk_slot(uint64_t k, uint64_t nslots, int bits)
+{
+	uint64_t x = k;
+
+	do
+		x = mix(x, bits);
+	while (x >= nslots);
+	return x;
+}
+
+static int mem_latency(struct ms_ctx *c, char *buf, size_t len)
+{
+	int hops = c->quick ? 1024 : 4096, max = c->quick ? 30 : 300, n, bits = 1;
+	uint64_t nslots = len / MS_LINE, hops_total = (uint64_t)hops * (uint64_t)max + 1;
+	double *v = malloc((size_t)max * sizeof(*v));
+	struct ms_budget b;
+	char *first, *p;
+
+	if (!v)
+		return -ENOMEM;
+	if (hops_total > nslots)
+		hops_total = nslots;
+	while ((1ull << bits) < nslots)
+		bits++;
+	/*
+	 * One random cycle through hops_total distinct lines spread over the
+	 * whole buffer, then every one of them flushed from the caches: each
+	 * hop of the chase is a load from DRAM whose address depends on the
+	 * previous one.
+	 */
+	first = buf + walk_slot(0, nslots, bits) * MS_LINE;
+	p = first;
+	for (uint64_t k = 1; k <= hops_total; k++) {
+		char *next = k < hops_total ? buf + walk_slot(k, nslots, bits) * MS_LINE : first;
+
+		*(char **)(void *)p = next;
+		p = next;
+	}
+	p = first;
+	for (uint64_t k = 0; k < hops_total; k++) {
+		char *next = *(char **)(void *)p;
+
+		flush_line(p);
+		p = next;
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	p = first;
+	ms_budget_init(&b, c, max, c->quick ? 0.05 : 0.4);
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		uint64_t t0 = ms_now_ns(), t1;
+
+		for (int i = 0; i < hops; i++)
+			p = *(char *volatile *)(void *)p;
+		t1 = ms_now_ns();
+		v[n] = ms_per_op(c, t0, t1, hops);
+	}
+	ms_sink = (uintptr_t)p;
+	n = ms_add(c, "memory_latency", "ns", v, n,
+		   "pointer chase through %llu distinct lines at random over a %zu MiB buffer (huge pages "
+		   "advised); every line flushed from the caches first; %d dependent loads per sample",
+		   (unsigned long long)hops_total, len / MiB, hops)
+		? 0
+		: -ENOSPC;
+	free(v);
+	return n;
+}
+
+struct bw_worker {
+	struct ms_ctx *c;
+	pthread_barrier_t *bar;
+	atomic_int *gate; /* 0: wait, 1: go, -1: give up (not every thread started) */
+	size_t len;
+	int rounds;
+	int failed;
+	uint64_t t0[16], t1[16];
+};
+
+static void *bw_run(void *arg)
+{
+	struct bw_worker *w = arg;
+	char *buf;
+	int g;
+
+	while (!(g = atomic_load(w->gate)))
+		ms_relax();
+	if (g < 0)
+		return NULL;
+	buf = big_alloc(w->len); /* first touch by this thread: memory of its own node */
+	w->failed = !buf;
+	if (buf)
+		ms_memset(buf, 1, w->len);
+	for (int r = 0; r < w->rounds; r++) {
+		pthread_barrier_wait(w->bar);
+		w->t0[r] = ms_now_ns();
+		if (buf)
+			ms_memset(buf, 0, w->len);
+		w->t1[r] = ms_now_ns();
+	}
+	if (buf)
+		munmap(buf, w->len);
+	return NULL;
+}
+
+static int bw_all(struct ms_ctx *c, size_t each)
+{
+	int ncpu = c->topo.ncpus, rounds = c->quick ? 3 : 8, rc = 0, started = 0;
+	struct bw_worker *w = calloc((size_t)ncpu, sizeof(*w));
+	struct ms_thread *th = calloc((size_t)ncpu, sizeof(*th));
+	pthread_barrier_t bar;
+	atomic_int gate = 0;
+	double v[16];
+
+	if (!w || !th) {
+		free(w);
+		free(th);
+		return -ENOMEM;
+	}
+	pthread_barrier_init(&bar, NULL, (unsigned)ncpu);
+	for (int i = 0; i < ncpu; i++) {
+		w[i] = (struct bw_worker){.c = c, .bar = &bar, .gate = &gate, .len = each, .rounds = rounds};
+		rc = ms_spawn(&th[i], c, i, bw_run, &w[i]);
+		if (rc)
+			break;
+		started++;
+	}
+	/* the barrier needs every thread: if one did not start, the others give up before it */
+	atomic_store(&gate, rc ? -1 : 1);
+	for (int i = 0; i < started; i++)
+		ms_join(&th[i]);
+	pthread_barrier_destroy(&bar);
+	for (int i = 0; i < started && !rc; i++)
+		if (w[i].failed)
+			rc = -ENOMEM;
+	for (int r = 0; r < rounds && !rc; r++) {
+		uint64_t lo = w[0].t0[r], hi = w[0].t1[r];
+
+		for (int i = 1; i < ncpu; i++) {
+			lo = w[i].t0[r] < lo ? w[i].t0[r] : lo;
+			hi = w[i].t1[r] > hi ? w[i].t1[r] : hi;
+		}
+		v[r] = 1.0 / ms_per_op(c, lo, hi, (double)each * ncpu);
+	}
+	if (!rc && !ms_add(c, "bw_all", "GB/s", v, rounds,
+			   "all %d CPUs at once: each memsets its own %zu MiB buffer (first touched by itself; huge "
+			   "pages advised) between two barriers; bytes of all / (last end - first start) per round",
+			   ncpu, each / MiB))
+		rc = -ENOSPC;
+	free(w);
+	free(th);
+	return rc;
+}
+
+int ms_measure_memory(struct ms_ctx *c)
+{
+	size_t quarter = c->ram_bytes / 4, single, each, align = 2 * MiB;
+	int ncpu = c->topo.ncpus, max = c->quick ? 3 : 10, n, rc;
+	double v[10];
+	struct ms_budget b;
+	char *buf;
+
+	/* >> L3: at least 256 MiB and twice the largest L3; never more than a quarter of RAM in all */
+	single = c->quick ? 64 * MiB : 256 * MiB;
+	if (!c->quick && 2 * c->l3_bytes > single)
+		single = 2 * c->l3_bytes;
+	each = single;
+	if (!c->quick) {
+		size_t l3_all = c->l3_bytes * (size_t)(c->topo.nl3 > 0 ? c->topo.nl3 : 1);
+
+		each = 2 * l3_all / (size_t)ncpu > 256 * MiB ? 2 * l3_all / (size_t)ncpu : 256 * MiB;
+	}
+	if (single > quarter)
+		single = quarter;
+	if (each > quarter / (size_t)ncpu)
+		each = quarter / (size_t)ncpu;
+	single -= single % align;
+	each -= each % align;
+	if (single < align || each < align)
+		return -ENOMEM;
+
+	buf = big_alloc(single);
+	if (!buf)
+		return -ENOMEM;
+	ms_memset(buf, 1, single); /* fault in: the first touch is not bandwidth */
+	rc = mem_latency(c, buf, single);
+	if (rc)
+		goto out;
+	ms_budget_init(&b, c, max, c->quick ? 0.3 : 2.0);
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		uint64_t t0 = ms_now_ns(), t1;
+
+		ms_memset(buf, 0, single);
+		t1 = ms_now_ns();
+		v[n] = 1.0 / ms_per_op(c, t0, t1, (double)single);
+	}
+	if (!ms_add(c, "bw_task", "GB/s", v, n,
+		    "one CPU memsets a %zu MiB buffer already faulted in (huge pages advised); bytes per ns per "
+		    "pass",
+		    single / MiB)) {
+		rc = -ENOSPC;
+		goto out;
+	}
+out:
+	munmap(buf, single);
+	return rc ? rc : bw_all(c, each);
+}

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Tests of mmsim-measure, run by ctest (calibrate/CMakeLists.txt):
+#   test_measure.sh quick    MEASURE CONF CSV   a --quick run: exit 0, plausible figures
+#   test_measure.sh accepted MMSIM CONF         mmsim accepts the profile it wrote
+#   test_measure.sh badargs  MEASURE PREFIX     bad arguments: clear error, non-zero exit, no file
+mode=$1
+shift
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+case $mode in
+quick)
+  exe=$1 conf=$2 csv=$3
+  rm -f "$conf" "$csv"
+  t0=$(date +%s)
+  "$exe" --quick --out "$conf" --raw "$csv" --name measure-test
+  rc=$?
+  t1=$(date +%s)
+  echo "[mmsim-measure exit status: $rc, $((t1 - t0)) s]"
+  [ "$rc" -eq 0 ] || fail "expected exit status 0"
+  [ -s "$conf" ] || fail "no profile written to $conf"
+  [ -s "$csv" ] || fail "no CSV written to $csv"
+  [ $((t1 - t0)) -le 30 ] || fail "--quick took $((t1 - t0)) s (should be under 10 s)"
+  [ $((t1 - t0)) -le 10 ] || echo "warning: --quick took $((t1 - t0)) s (meant to be under 10 s)"
+  ls "$conf".tmp.* "$csv".tmp.* 2>/dev/null && fail "a temporary file was left behind"
+  cat "$csv"
+  # every number finite and positive, every median in a plausible range
+  awk -F, '
+    function bad(msg) { print "FAIL: " $1 ": " msg; failed = 1 }
+    function num(s) { return s ~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
+    /^#/ { next }
+    !hdr { hdr = 1
+           if ($0 != "quantity,value,unit,median,min,p90,outliers,samples,method") bad("bad header: " $0)
+           next }
+    {
+      seen[$1] = 1
+      if (NF != 9) bad(NF " fields, expected 9")
+      for (i = 2; i <= 6; i++) if (i != 3 && (!num($i) || $i + 0 <= 0)) bad("field " i " = " $i ": not a positive finite number")
+      if (!num($7) || !num($8) || $8 + 0 < 1) bad("outliers/samples = " $7 "/" $8)
+      if ($9 == "") bad("no method")
+      lo = -1
+      if ($1 == "timer") { lo = 0.5; hi = 10000 }
+      else if ($1 ~ /^line_/) { lo = 0.1; hi = 10000 }
+      else if ($1 == "atomic_uncontended" || $1 == "plain_rmw") { lo = 0.1; hi = 1000 }
+      else if ($1 == "atomic_contended") { lo = 0.1; hi = 100000 }
+      else if ($1 == "atomic_contended_total") { lo = 0.01; hi = 100000 }
+      else if ($1 == "pause") { lo = 0.1; hi = 10000 }
+      else if ($1 ~ /^freq_/) { lo = 0.1; hi = 10 }
+      else if ($1 == "syscall") { lo = 20; hi = 20000 }
+      else if ($1 == "futex_wakeup") { lo = 100; hi = 10000000 }
+      else if ($1 ~ /^fault_/) { lo = 100; hi = 100000 }
+      else if ($1 == "zero_4k") { lo = 10; hi = 100000 }
+      else if ($1 == "zero_2m") { lo = 1000; hi = 100000000 }
+      else if ($1 == "memory_latency") { lo = 1; hi = 10000 }
+      else if ($1 ~ /^bw_/) { lo = 0.1; hi = 1000 }
+      if (lo < 0) bad("no plausible range known for this quantity (add one to test_measure.sh)")
+      else if ($2 + 0 < lo || $2 + 0 > hi) bad($2 " " $3 " outside the plausible " lo " to " hi)
+    }
+    END {
+      n = split("timer line_load_self line_store_self line_atomic_self atomic_uncontended plain_rmw " \
+                "atomic_contended atomic_contended_total freq_1 freq_all syscall futex_wakeup fault_read " \
+                "fault_write zero_4k zero_2m memory_latency bw_task bw_all", want, " ")
+      for (i = 1; i <= n; i++) if (!(want[i] in seen)) { print "FAIL: no row for " want[i]; failed = 1 }
+      exit failed
+    }' "$csv" || fail "implausible or missing figures in $csv"
+  grep -q '^# \[measured\]' "$conf" || fail "no [measured] key in $conf"
+  grep -q '^topology = local$' "$conf" || fail "no 'topology = local' in $conf"
+  grep -q '^name = measure-test$' "$conf" || fail "--name not used in $conf"
+  for h in date host kernel cpu topology 'virtual machine' command; do
+    grep -q "^# $h: " "$conf" || fail "no '# $h:' header line in $conf"
+    grep -q "^# $h: " "$csv" || fail "no '# $h:' header line in $csv"
+  done
+  echo "ok"
+  ;;
+accepted)
+  mmsim=$1 conf=$2
+  [ -s "$conf" ] || fail "no profile $conf (measure_quick makes it)"
+  out=$("$mmsim" show --machine "$conf" 2>&1)
+  rc=$?
+  printf '%s\n' "$out"
+  [ "$rc" -eq 0 ] || fail "mmsim show --machine $conf: exit status $rc"
+  printf '%s\n' "$out" | grep -E -q '^latency +self .* measured ' || fail "[latency] self not shown as measured"
+  # a run derives every number (show only parses): it must accept them too
+  out=$("$mmsim" --machine "$conf" --scenario has_pinned_write --tasks 1,2 --events 20000 2>&1)
+  rc=$?
+  printf '%s\n' "$out"
+  [ "$rc" -eq 0 ] || fail "mmsim --machine $conf --scenario has_pinned_write: exit status $rc"
+  echo "ok"
+  ;;
+badargs)
+  exe=$1 prefix=$2
+  check() { # WANT_RC PATTERN ARGS...
+    want=$1 pat=$2
+    shift 2
+    out=$("$exe" "$@" 2>&1)
+    rc=$?
+    echo "\$ mmsim-measure $*"
+    printf '%s\n[exit status: %s]\n' "$out" "$rc"
+    [ "$rc" -eq "$want" ] || fail "expected exit status $want"
+    printf '%s\n' "$out" | grep -E -q -e "$pat" || fail "no line of the output matches: $pat"
+  }
+  rm -rf "$prefix.dir"
+  check 2 "^mmsim-measure: unknown option '--bogus' \(see mmsim-measure --help\)" --bogus
+  check 2 "^mmsim-measure: --out needs a value" --out
+  check 2 "^mmsim-measure: --raw: empty value" --raw=
+  check 2 "^mmsim-measure: --quick takes no value" --quick=1
+  check 2 "^mmsim-measure: unexpected argument 'stray'" stray
+  check 2 "^mmsim-measure: --name 'two words': expected 1 to 63 letters" --name 'two words'
+  check 2 "^mmsim-measure: --out and --raw name the same file" --out "$prefix.x" --raw "$prefix.x"
+  check 1 "^mmsim-measure: --out $prefix.dir/no/such/dir/x.conf: cannot create a temporary file beside it: No such file" \
+    --quick --out "$prefix.dir/no/such/dir/x.conf"
+  mkdir -p "$prefix.dir"
+  check 1 "^mmsim-measure: --raw $prefix.dir/no/x.csv: cannot create a temporary file beside it" \
+    --quick --out "$prefix.dir/p.conf" --raw "$prefix.dir/no/x.csv"
+  [ -z "$(ls -A "$prefix.dir")" ] || fail "files left behind: $(ls -A "$prefix.dir")"
+  check 0 "^usage: mmsim-measure" --help
+  # a run stopped by a signal leaves neither its files nor their temporary files
+  "$exe" --out "$prefix.dir/p.conf" --raw "$prefix.dir/p.csv" 2>/dev/null &
+  pid=$!
+  sleep 1
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  echo "killed with SIGTERM after 1 s: exit status $rc"
+  [ "$rc" -ne 0 ] || fail "expected a non-zero exit status after SIGTERM"
+  [ -z "$(ls -A "$prefix.dir")" ] || fail "files left behind after SIGTERM: $(ls -A "$prefix.dir")"
+  rm -rf "$prefix.dir"
+  echo "ok"
+  ;;
+*)
+  fail "unknown mode '$mode'"
+  ;;
+esac
