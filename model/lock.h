@@ -60,6 +60,8 @@ struct lock_inst {
 	int osq_head, osq_len;
 	/* what the simulation sees, independent of the design: the checks */
 	int in_writers, in_readers;
+	sim_time_t held_since; /* when the writers' or the spinlock's hold began */
+	double held_ps;	       /* held exclusively inside the measurement window */
 };
 
 /* Per-task state of the lock operation in progress. */

@@ -223,15 +223,95 @@ static void list_builtins(const char *kind, char *buf, size_t cap)
 		append_note(buf, cap, names[i]);
 }
 
+/* The builtin kernel profile whose [kernel] covers lists @version (one profile
+ * stands for releases whose locks, layout and costs are the same). */
+static const struct builtin_file *builtin_covering(const char *version)
+{
+	const char *const *names = profile_builtin_names("kernels");
+	const struct builtin_file *found = NULL;
+
+	for (int i = 0; names[i] && !found; i++) {
+		struct profile p;
+		struct mm_error err = {0};
+		const struct prof_entry *e;
+
+		if (profile_parse(&p, names[i], profile_builtin_text("kernels", names[i]), &err))
+			continue;
+		e = profile_find(&p, "kernel", "covers");
+		if (e) {
+			char buf[256], *save, *w;
+
+			snprintf(buf, sizeof(buf), "%s", e->value);
+			for (w = strtok_r(buf, " ,", &save); w && !found; w = strtok_r(NULL, " ,", &save))
+				if (!strcmp(w, version))
+					found = builtin_find("kernels", names[i]);
+		}
+		profile_free(&p);
+	}
+	return found;
+}
+
+/*
+ * [kernel] base = PROFILE: a kernel profile that differs from another in a
+ * few entries (a layout, a batch) names it and lists only those; every
+ * entry of the base it does not set is taken over, provenance and all.
+ */
+static int inherit(struct profile *p, const char *kind, struct mm_error *err)
+{
+	static int depth;
+	struct prof_entry *e = profile_find(p, "kernel", "base");
+	struct profile base;
+	int rc;
+
+	if (!e || strcmp(kind, "kernels"))
+		return 0;
+	if (depth == 4) {
+		rc = mm_fail(err, MM_EPARSE, "%s:%d: base profiles nested deeper than 4 (a loop?)", p->path, e->line);
+		profile_free(p);
+		return rc;
+	}
+	depth++;
+	rc = profile_load(&base, kind, e->value, err);
+	depth--;
+	if (rc) {
+		profile_free(p);
+		return rc;
+	}
+	for (int i = 0; i < base.nentries && !rc; i++) {
+		const struct prof_entry *b = &base.e[i];
+
+		if (profile_find(p, b->section, b->key) || !strcmp(b->key, "covers"))
+			continue;
+		if (p->nentries == p->cap) {
+			struct prof_entry *n = realloc(p->e, (size_t)(p->cap * 2 + 8) * sizeof(*n));
+
+			if (!n) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
+			}
+			p->e = n;
+			p->cap = p->cap * 2 + 8;
+		}
+		p->e[p->nentries++] = *b;
+	}
+	profile_free(&base);
+	if (rc)
+		profile_free(p);
+	return rc;
+}
+
 int profile_load(struct profile *p, const char *kind, const char *name_or_path, struct mm_error *err)
 {
 	const struct builtin_file *b = builtin_find(kind, name_or_path);
 	char origin[600], *text;
 	int rc;
 
+	if (!b && !strcmp(kind, "kernels") && !strncmp(name_or_path, "linux-", 6))
+		b = builtin_covering(name_or_path + 6);
 	if (b) {
 		snprintf(origin, sizeof(origin), "builtin:data/%s/%s.conf", kind, b->name);
-		return profile_parse(p, origin, b->text, err);
+		rc = profile_parse(p, origin, b->text, err);
+		return rc ? rc : inherit(p, kind, err);
 	}
 	/* a name without '/' that is no file here is meant as a builtin */
 	if (!strchr(name_or_path, '/') && access(name_or_path, F_OK)) {
@@ -246,7 +326,7 @@ int profile_load(struct profile *p, const char *kind, const char *name_or_path, 
 		return rc;
 	rc = profile_parse(p, name_or_path, text, err);
 	free(text);
-	return rc;
+	return rc ? rc : inherit(p, kind, err);
 }
 
 int profile_copy(struct profile *dst, const struct profile *src)
@@ -352,7 +432,7 @@ static const char *const hw_keys[][12] = {
     {"latency", "self", "smt", "l3", "package", "remote", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
-    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", 0},
+    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", 0},
 };
 
 static int check_hw_keys(const struct profile *p, struct mm_error *err)
@@ -454,6 +534,11 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	hw->wakeup_ps = ns_to_ps(v);
 	if ((rc = need_num(p, "cpu", "jitter", 0, 0.5, &hw->jitter, err)))
 		return rc;
+	/* optional (profiles older than IPIs): 2 us, README "Profiles" */
+	v = 2000;
+	if (profile_find(p, "cpu", "ipi_ns") && (rc = need_num(p, "cpu", "ipi_ns", 0, 1e6, &v, err)))
+		return rc;
+	hw->ipi_ps = ns_to_ps(v);
 
 	/* [frequency] ACTIVE_CORES = GHZ, in increasing order of cores */
 	for (int i = 0; i < p->nentries; i++) {
@@ -538,12 +623,13 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 		int known = 0;
 
 		if (!strcmp(e->section, "kernel")) {
+			known = !strcmp(e->key, "covers") || !strcmp(e->key, "base");
 			for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 				known |= !strcmp(fields[f].key, e->key);
 			if (!known)
 				return mm_fail(err, MM_EPARSE,
 					       "%s:%d: unknown key '%s' in [kernel] (expected one of: name version "
-					       "spinlock rwsem_era vma_lock)",
+					       "covers base spinlock rwsem_era vma_lock)",
 					       p->path, e->line, e->key);
 		}
 

@@ -84,6 +84,7 @@ struct hw_profile {
 	double smt_factor;	      /* work stretches by this when the sibling thread is busy */
 	int64_t pause_ps;	      /* cpu_relax(): reaction delay of a spinner after an invalidation */
 	int64_t wakeup_ps;	      /* from wake_up_process() to the woken task running */
+	int64_t ipi_ps;		      /* IPI round trip: send, remote handler entry, acknowledgement */
 	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
 };
 

@@ -13,9 +13,9 @@
 
 static const char *const scope_names[SC_NSCOPES] = {"global", "node", "cpu", "memcg",  "file",
 						    "mm",     "task", "vma", "ptpage", "page"};
-static const char *const act_names[SA_NACTS] = {"compute",   "load",   "store", "atomic",  "cmpxchg",
-						"prefetchw", "fence",  "lock",	"trylock", "unlock",
-						"downgrade", "repeat", "every", "only",	   "end"};
+static const char *const act_names[SA_NACTS] = {"compute", "load",   "store",	"atomic", "cmpxchg",   "prefetchw",
+						"fence",   "lock",   "trylock", "unlock", "downgrade", "memory",
+						"ipi",	   "repeat", "every",	"only",	  "end"};
 
 const char *sc_scope_name(enum sc_scope s)
 {
@@ -46,6 +46,17 @@ struct parser {
 	int in_body;
 	int stack[64];
 	int depth;
+	/* define NAME ... end: steps written once, inlined by 'call NAME' */
+	struct sc_define {
+		char name[SC_NAME];
+		const char *start, *end; /* the body's text */
+		int first_line;
+	} def[32];
+	int ndef;
+	int collecting;	       /* inside a define: lines are kept, not parsed */
+	int def_depth;	       /* blocks open inside it */
+	int call_depth;	       /* calls being expanded */
+	const char *next_line; /* text after the line being parsed */
 };
 
 static int perr(struct parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -367,6 +378,84 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 	return 0;
 }
 
+/* a size in bytes: 4096, 4KiB, 2MiB, 1GiB, or a name from the kernel profile's [batch] */
+static int parse_bytes(struct parser *p, int i, struct sc_step *st)
+{
+	static const struct {
+		const char *suffix;
+		double mult;
+	} units[] = {{"", 1}, {"B", 1}, {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824}};
+	const char *t;
+	char *end;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected a size after 'memory': bytes like 4096, 4KiB or 2MiB, or a [batch] name");
+	t = p->tok[i].text;
+	if (!isdigit((unsigned char)t[0]))
+		return want_ident(p, i, "a size (4096, 4KiB, 2MiB) or a [batch] name", st->name);
+	errno = 0;
+	st->literal = strtod(t, &end);
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		if (strcmp(end, units[u].suffix))
+			continue;
+		st->literal *= units[u].mult;
+		if (errno || !isfinite(st->literal) || st->literal < 1 || st->literal > 1e15)
+			return perr(p, p->tok[i].col, "impossible size '%s' (expected 1 byte to 1e15)", t);
+		return 0;
+	}
+	return perr(p, p->tok[i].col, "expected a size unit after the number: B, KiB, MiB or GiB (e.g. 4KiB)");
+}
+
+static int parse_body_line(struct parser *p);
+
+/* call NAME [when V1,V2]: the define's steps, parsed again here */
+static int expand_call(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	char name[SC_NAME];
+	uint32_t mask = ~0u;
+	int d, rc, first = sc->nsteps, line = p->line, depth = p->depth, i = 2;
+	const char *s, *next = p->next_line;
+
+	if ((rc = want_ident(p, 1, "the name of a define", name)))
+		return rc;
+	for (d = 0; d < p->ndef && strcmp(p->def[d].name, name); d++)
+		;
+	if (d == p->ndef)
+		return perr(p, p->tok[1].col, "unknown define '%s' (write 'define %s' ... 'end' before 'begin')", name,
+			    name);
+	if (i < p->ntok && !strcmp(p->tok[i].text, "when")) {
+		if ((rc = variant_mask(p, i + 1, &mask)))
+			return rc;
+		i += 2;
+	}
+	if ((rc = want_end_of_line(p, i)))
+		return rc;
+	if (p->call_depth == 8)
+		return perr(p, p->tok[0].col, "calls nested deeper than 8 (does '%s' call itself?)", name);
+	p->call_depth++;
+	p->line = p->def[d].first_line;
+	for (s = p->def[d].start; s < p->def[d].end && !rc;) {
+		const char *eol = memchr(s, '\n', (size_t)(p->def[d].end - s));
+		size_t len = eol ? (size_t)(eol - s) : (size_t)(p->def[d].end - s);
+
+		if (!(rc = tokenize(p, s, len)) && p->ntok)
+			rc = parse_body_line(p);
+		s += len + 1;
+		p->line++;
+	}
+	p->call_depth--;
+	p->line = line;
+	p->next_line = next;
+	if (rc)
+		return rc;
+	if (p->depth != depth)
+		return perr(p, 1, "define '%s' leaves a block open", name);
+	for (int k = first; k < sc->nsteps; k++)
+		sc->step[k].variants &= mask;
+	return 0;
+}
+
 static int push_step(struct parser *p, struct sc_step *st)
 {
 	struct scenario *sc = p->sc;
@@ -393,7 +482,10 @@ static int parse_body_line(struct parser *p)
 		if ((rc = want_end_of_line(p, 1)))
 			return rc;
 		if (!p->depth)
-			return perr(p, st.col, "'end' without an open 'repeat', 'every' or 'only'");
+			return perr(
+			    p, st.col,
+			    "'end' without an open 'repeat', 'every' or 'only' (the operation's steps run to the "
+			    "end of the file, with no 'end' of their own)");
 		st.act = SA_END;
 		st.match = p->stack[--p->depth];
 		p->sc->step[st.match].match = p->sc->nsteps;
@@ -420,6 +512,9 @@ static int parse_body_line(struct parser *p)
 		return push_step(p, &st);
 	}
 
+	if (!strcmp(w, "call"))
+		return expand_call(p);
+
 	/* FUNCTION ACTION ARGS [when V1,V2] */
 	if (!is_ident(w) || strlen(w) >= SC_NAME)
 		return perr(p, st.col,
@@ -427,13 +522,13 @@ static int parse_body_line(struct parser *p)
 	if (p->ntok < 2)
 		return perr(p, st.col + (int)strlen(w) + 1,
 			    "expected an action after the function name (compute, load, store, atomic, cmpxchg, "
-			    "prefetchw, fence, lock, trylock, unlock, downgrade)");
+			    "prefetchw, fence, lock, trylock, unlock, downgrade, memory, ipi)");
 	for (st.act = 0; st.act < SA_REPEAT && strcmp(act_names[st.act], p->tok[1].text); st.act++)
 		;
 	if (st.act == SA_REPEAT)
 		return perr(p, p->tok[1].col,
 			    "unknown action '%s' (expected compute, load, store, atomic, cmpxchg, prefetchw, fence, "
-			    "lock, trylock, unlock or downgrade)",
+			    "lock, trylock, unlock, downgrade, memory or ipi)",
 			    p->tok[1].text);
 	if ((rc = fn_index(p, w)) < 0)
 		return rc;
@@ -449,6 +544,14 @@ static int parse_body_line(struct parser *p)
 		}
 		break;
 	case SA_FENCE:
+		break;
+	case SA_MEMORY:
+		if ((rc = parse_bytes(p, i++, &st)))
+			return rc;
+		break;
+	case SA_IPI:
+		if ((rc = parse_cost(p, i++, &st)))
+			return rc;
 		break;
 	case SA_LOAD:
 	case SA_STORE:
@@ -516,18 +619,46 @@ static int parse_line(struct parser *p)
 		sc->mode = !strcmp(p->tok[1].text, "threads") ? SC_THREADS : SC_PROCESSES;
 		return want_end_of_line(p, 2);
 	}
+	if (!strcmp(w, "work")) {
+		long n;
+
+		if ((rc = parse_count(p, 1, 1, 1L << 40, &n)))
+			return rc;
+		sc->work = n;
+		return want_end_of_line(p, 2);
+	}
 	if (!strcmp(w, "field") || !strcmp(w, "lock"))
 		return parse_decl(p, !strcmp(w, "lock"));
 	if (!strcmp(w, "variant"))
 		return parse_variant(p);
+	if (!strcmp(w, "define")) {
+		struct sc_define *d = &p->def[p->ndef];
+
+		if (p->ndef == (int)(sizeof(p->def) / sizeof(p->def[0])))
+			return perr(p, p->tok[0].col, "too many defines (at most 32)");
+		if ((rc = want_ident(p, 1, "a name for the define", d->name)))
+			return rc;
+		for (int k = 0; k < p->ndef; k++)
+			if (!strcmp(p->def[k].name, d->name))
+				return perr(p, p->tok[1].col, "define '%s' appears twice", d->name);
+		if ((rc = want_end_of_line(p, 2)))
+			return rc;
+		d->start = p->next_line;
+		d->first_line = p->line + 1;
+		p->collecting = 1;
+		p->def_depth = 0;
+		return 0;
+	}
 	if (!strcmp(w, "begin")) {
 		if (!sc->nvar)
 			return perr(p, p->tok[0].col, "declare at least one 'variant' before 'begin'");
 		p->in_body = 1;
 		return want_end_of_line(p, 1);
 	}
-	return perr(p, p->tok[0].col,
-		    "unknown keyword '%s' (expected scenario, title, op, mode, field, lock, variant or begin)", w);
+	return perr(
+	    p, p->tok[0].col,
+	    "unknown keyword '%s' (expected scenario, title, op, mode, work, field, lock, variant, define or begin)",
+	    w);
 }
 
 int scenario_parse(struct scenario *sc, const char *origin, const char *text, struct mm_error *err)
@@ -543,13 +674,30 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 		size_t len = eol ? (size_t)(eol - s) : strlen(s);
 
 		p.line++;
+		p.next_line = s + len + (eol ? 1 : 0);
 		if ((rc = tokenize(&p, s, len)))
 			goto fail;
-		if (p.ntok && (rc = parse_line(&p)))
+		if (p.collecting && p.ntok) {
+			/* a define's body is kept as text and parsed where it is called */
+			const char *w = p.tok[0].text;
+
+			if (!strcmp(w, "repeat") || !strcmp(w, "every") || !strcmp(w, "only")) {
+				p.def_depth++;
+			} else if (!strcmp(w, "end") && p.def_depth-- == 0) {
+				p.def[p.ndef++].end = s;
+				p.collecting = 0;
+			}
+		} else if (p.ntok && (rc = parse_line(&p))) {
 			goto fail;
+		}
 		s += len + (eol ? 1 : 0);
 	}
 	p.line++;
+	if (p.collecting) {
+		rc = mm_fail(err, MM_EPARSE, "%s:%d:1: define '%s' is never closed (expected 'end')", origin,
+			     p.def[p.ndef].first_line - 1, p.def[p.ndef].name);
+		goto fail;
+	}
 	if (!sc->name[0]) {
 		rc = mm_fail(err, MM_EPARSE, "%s:1:1: empty scenario (expected 'scenario NAME')", origin);
 		goto fail;
@@ -783,7 +931,19 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->mode = st->mode;
 		in->src_line = st->line_no;
 		in->exp_dist = st->exp_dist;
-		if (st->act == SA_COMPUTE) {
+		if (st->act == SA_MEMORY) {
+			if (st->name[0]) {
+				if (kernel_batch(k, st->name, &in->count))
+					return program_free(out),
+					       mm_fail(
+						   err, MM_ENOENT,
+						   "%s:%d:%d: unknown size '%s': kernel profile %s has no [batch] %s",
+						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+			} else {
+				in->count = (int64_t)st->literal;
+			}
+		}
+		if (st->act == SA_COMPUTE || st->act == SA_IPI) {
 			if (st->name[0]) {
 				if (kernel_cost_cycles(k, st->name, &in->cycles))
 					return program_free(out),

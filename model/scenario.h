@@ -49,6 +49,8 @@ enum sc_act {
 	SA_TRYLOCK,
 	SA_UNLOCK,
 	SA_DOWNGRADE,
+	SA_MEMORY, /* stream bytes to or from DRAM: the node's bandwidth is shared */
+	SA_IPI,	   /* interrupt the other CPUs running this mm (TLB shootdown) */
 	SA_REPEAT,
 	SA_EVERY,
 	SA_ONLY,
@@ -82,7 +84,7 @@ struct sc_step {
 	int idx_div; /* 0: not indexed; else index = i / idx_div (1 for [i]) */
 	enum sc_lockmode mode;
 	char name[SC_NAME]; /* named cost or count, "" if literal */
-	double literal;	    /* literal cost in ns or cycles, or count */
+	double literal;	    /* literal cost in ns or cycles, count, or bytes */
 	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
 	int exp_dist;	    /* COMPUTE: exponentially distributed with that mean */
 	uint32_t variants;  /* bit v set: the step belongs to variant v */
@@ -95,6 +97,7 @@ struct scenario {
 	char title[256];
 	char opdoc[256];
 	enum sc_mode mode;
+	int64_t work; /* > 0: fixed work by default, that many operations per task */
 	int builtin;
 	int nobj, nvar, nsteps, nfn;
 	struct sc_object *obj;
@@ -120,10 +123,10 @@ struct prog_insn {
 	int obj;
 	int idx_div;
 	enum sc_lockmode mode;
-	double cycles; /* COMPUTE: cost in cycles (0 if ns) */
-	double ns;     /* COMPUTE: cost in ns (literal) */
+	double cycles; /* COMPUTE, IPI (handler at each target): cost in cycles (0 if ns) */
+	double ns;     /* COMPUTE, IPI: cost in ns (literal) */
 	int exp_dist;  /* COMPUTE: exponentially distributed, with that mean */
-	int64_t count; /* REPEAT / EVERY */
+	int64_t count; /* REPEAT / EVERY; MEMORY: bytes */
 	int match;     /* index of the matching END / opener */
 	int src_line;
 };

@@ -51,6 +51,12 @@ struct sim_task {
 	sim_time_t done_at;
 	sim_time_t mark;  /* when its previous step ended */
 	int wake_pending; /* an EV_WAKE is on its way */
+	/* memory bandwidth: the share of its awake time the task spends streaming */
+	int node;
+	int bw_on;	 /* counted in its node's sum of streaming fractions */
+	double mem_ps;	 /* time spent streaming */
+	double mem_f;	 /* its streaming fraction, as last counted */
+	sim_time_t debt; /* IPI handlers run on its CPU, not yet charged */
 };
 
 /* A set of objects sharing one cache line name, with its scope. */
@@ -92,7 +98,13 @@ struct sim {
 	double *step_ps, *step_n; /* in the measurement window */
 	double *step_ps_all, *step_n_all;
 	uint64_t visits;   /* step visits interpreted: the work measure besides events */
+	uint64_t ops_done; /* operations completed by all tasks */
 	sim_time_t win_t0; /* start of the measurement window (0 before) */
+	int measuring;
+	double *step_sleep; /* per step: time asleep in it, in the window */
+	double *bw_sum;	    /* per node: streaming fractions of its awake tasks */
+	double *bw_bytes;   /* per node: bytes streamed in the window */
+	double *line_t0;    /* per line: transfer time at the window's start */
 	struct mm_error *err;
 	struct sim_result *res;
 };
@@ -413,8 +425,18 @@ void lk_spin(struct sim *s, struct sim_task *t, int line)
 	t->delay = 0;
 }
 
+/* A task that sleeps (or has finished) draws no bandwidth. */
+static void bw_active(struct sim *s, struct sim_task *t, int on)
+{
+	if (t->bw_on == on)
+		return;
+	t->bw_on = on;
+	s->bw_sum[t->node] += on ? t->mem_f : -t->mem_f;
+}
+
 void lk_sleep(struct sim *s, struct sim_task *t)
 {
+	bw_active(s, t, 0);
 	t->state = T_SLEEP;
 	t->sleep_since = s->eng.now + t->delay;
 	t->delay = 0;
@@ -496,6 +518,16 @@ void lk_count_stat(struct sim *s, struct lock_inst *lk, int what)
 
 /* ---- the interpreter ---------------------------------------------------- */
 
+/* The writer (or spinlock holder) leaves: its hold time inside the window counts. */
+static void held_end(struct sim *s, struct lock_inst *lk)
+{
+	sim_time_t from = lk->held_since > s->win_t0 ? lk->held_since : s->win_t0;
+
+	lk->in_writers--;
+	if (s->measuring && s->eng.now > from)
+		lk->held_ps += (double)(s->eng.now - from);
+}
+
 static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
 	struct lock_inst *lk = lock_of(s, t, in);
@@ -518,14 +550,14 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 		if (t->lk.mode == SL_READ)
 			lk->in_readers--;
 		else
-			lk->in_writers--;
+			held_end(s, lk);
 		s->res->locks[lk->stat].releases[t->lk.mode == SL_READ]++;
 		break;
 	default:
 		/* downgrade_write: as the simulation sees it, the writer leaves and a reader
 		 * enters when the operation starts (the logical change comes a bit later) */
 		t->lk.what = LK_DOWNGRADE;
-		lk->in_writers--;
+		held_end(s, lk);
 		lk->in_readers++;
 		s->res->locks[lk->stat].releases[0]++;
 		s->res->locks[lk->stat].acquires[1]++;
@@ -546,8 +578,8 @@ static void lock_end(struct sim *s, struct sim_task *t)
 	{
 		if (rd)
 			lk->in_readers++;
-		else
-			lk->in_writers++;
+		else if (lk->in_writers++ == 0)
+			lk->held_since = s->eng.now;
 		st->acquires[rd]++;
 		if (!t->lk.first_try)
 			st->contended++;
@@ -583,8 +615,9 @@ static void advance(struct sim *s, struct sim_task *t)
 
 static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
-	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle;
+	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle + (double)t->debt;
 
+	t->debt = 0;
 	if (in->exp_dist && ps > 0) {
 		double u = (double)((splitmix(&s->rng) >> 11) + 1) * (1.0 / 9007199254740993.0);
 
@@ -596,6 +629,59 @@ static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_i
 		ps *= 1.0 + s->jitter * (2.0 * u - 1.0);
 	}
 	return (int64_t)llround(ps);
+}
+
+/*
+ * Streaming @bytes to or from the task's node (clearing a page, copying).
+ * The node's DRAM bandwidth is shared as by a processor-sharing server,
+ * estimated in mean field: the tasks streaming beside this one are the sum
+ * of the streaming fractions of the node's other awake tasks (each
+ * fraction = its streaming time / its awake time so far).  A task alone
+ * gets at most task_gbs.  README, "Memory bandwidth".
+ */
+static int64_t memory_ps(struct sim *s, struct sim_task *t, int64_t bytes)
+{
+	const struct hw_profile *hw = s->cfg->hw;
+	double others = s->bw_sum[t->node] - (t->bw_on ? t->mem_f : 0);
+	double share = hw->bw_node_gbs / (1.0 + (others > 0 ? others : 0));
+	double gbs = share < hw->bw_task_gbs ? share : hw->bw_task_gbs;
+	double ps = (double)bytes / gbs * 1000.0;
+	double awake = (double)(s->eng.now + t->delay - t->sleep_total) + ps;
+	double f = awake > 0 ? (t->mem_ps + ps) / awake : 1.0;
+
+	t->mem_ps += ps;
+	if (f > 1)
+		f = 1;
+	if (t->bw_on)
+		s->bw_sum[t->node] += f - t->mem_f;
+	t->mem_f = f;
+	if (s->measuring)
+		s->bw_bytes[t->node] += (double)bytes;
+	return (int64_t)llround(ps);
+}
+
+/*
+ * A TLB shootdown: the other CPUs running this mm (its awake sibling
+ * threads) take an interrupt and run the handler; the sender waits for
+ * their acknowledgements, one IPI round trip.  No target, no wait.
+ */
+static int64_t ipi_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
+{
+	int targets = 0;
+
+	if (s->cfg->mode != SC_THREADS)
+		return 0;
+	for (int j = 0; j < s->ntasks; j++) {
+		struct sim_task *o = &s->task[j];
+
+		if (o == t || o->state == T_SLEEP || o->state == T_DONE)
+			continue;
+		o->debt += (int64_t)llround(in->ns * 1000.0 + in->cycles * o->ps_per_cycle);
+		targets++;
+	}
+	if (s->measuring)
+		s->res->ipis += (uint64_t)targets;
+	return targets ? s->cfg->hw->ipi_ps : 0;
 }
 
 /*
@@ -714,10 +800,12 @@ static void run_task(struct sim *s, struct sim_task *t)
 				return;
 			}
 			t->ops += 1;
+			s->ops_done++;
 			t->units = 0;
 			t->pc = 0;
 			if (s->cfg->ops_per_task > 0 && t->ops >= s->cfg->ops_per_task) {
 				t->state = T_DONE;
+				bw_active(s, t, 0);
 				t->done_at = s->eng.now;
 				s->ndone++;
 				return;
@@ -741,6 +829,14 @@ static void run_task(struct sim *s, struct sim_task *t)
 		case SA_PREFETCHW:
 			if (!do_store(s, t, field_line(s, t, in), act_op[in->act], NULL, NULL, 0))
 				return;
+			advance(s, t);
+			break;
+		case SA_MEMORY:
+			t->delay += memory_ps(s, t, in->count);
+			advance(s, t);
+			break;
+		case SA_IPI:
+			t->delay += ipi_ps(s, t, in);
 			advance(s, t);
 			break;
 		case SA_FENCE:
@@ -824,7 +920,14 @@ static void dispatch(struct sim *s, const struct engine_event *ev)
 		if (t->state != T_SLEEP)
 			break; /* it never slept, or was woken already: the design saw its flag */
 		t->sleep_total += s->eng.now - t->sleep_since;
+		if (s->measuring) {
+			sim_time_t from = t->sleep_since > s->win_t0 ? t->sleep_since : s->win_t0;
+
+			if (s->eng.now > from)
+				s->step_sleep[t->pc] += (double)(s->eng.now - from);
+		}
 		t->state = T_RUN;
+		bw_active(s, t, 1);
 		run_task(s, t);
 		break;
 	case EV_SPIN_TIMEOUT:
@@ -907,6 +1010,10 @@ static int setup(struct sim *s)
 	double ghz;
 
 	s->ntasks = cfg->ntasks;
+	s->bw_sum = calloc(topo->nnuma + 1, sizeof(double));
+	s->bw_bytes = calloc(topo->nnuma + 1, sizeof(double));
+	if (!s->bw_sum || !s->bw_bytes)
+		return mm_fail(s->err, MM_ENOMEM, "out of memory");
 	cpus = calloc(s->ntasks, sizeof(int));
 	s->task = calloc(s->ntasks, sizeof(*s->task));
 	s->task_of_cpu = malloc(topo->ncpus * sizeof(int));
@@ -936,6 +1043,8 @@ static int setup(struct sim *s)
 
 		t->id = i;
 		t->cpu = cpus[i];
+		t->node = topo->cpu[cpus[i]].numa;
+		t->bw_on = 1;
 		t->ps_line = -1;
 		t->spin_line = -1;
 		/* a busy sibling hardware thread stretches the work */
@@ -1095,6 +1204,10 @@ static void teardown(struct sim *s)
 		}
 	free(s->task);
 	free(s->task_of_cpu);
+	free(s->bw_sum);
+	free(s->bw_bytes);
+	free(s->line_t0);
+	free(s->step_sleep);
 	if (s->line)
 		for (int i = 0; i < s->nlines; i++)
 			coh_line_free(&s->line[i].c);
@@ -1120,6 +1233,48 @@ static double progress(const struct sim *s, const struct sim_task *t)
 	return t->ops + (f < 1 ? f : 0.999999);
 }
 
+/* Where the window's time went: steps (asleep or not), locks, lines, bandwidth. */
+static void window_stats(struct sim *s, sim_time_t t1)
+{
+	struct sim_result *res = s->res;
+	double win = (double)(t1 - s->win_t0);
+
+	for (int i = 0; i < s->ntasks; i++) {
+		const struct sim_task *t = &s->task[i];
+		sim_time_t from = t->sleep_since > s->win_t0 ? t->sleep_since : s->win_t0;
+
+		if (t->state == T_SLEEP && t1 > from)
+			s->step_sleep[t->pc] += (double)(t1 - from);
+	}
+	if (s->cfg->steps)
+		for (int pc = 0; pc < s->prog->n; pc++) {
+			s->cfg->steps[pc].task_ps = s->step_ps[pc];
+			s->cfg->steps[pc].sleep_ps = s->step_sleep[pc];
+			s->cfg->steps[pc].visits = s->step_n[pc];
+		}
+	for (int i = 0; i < s->nlocks; i++) {
+		struct lock_inst *lk = &s->lock[i];
+		struct sim_lock_stats *st = &res->locks[lk->stat];
+
+		if (lk->in_writers > 0 && t1 > lk->held_since)
+			lk->held_ps += (double)(t1 - (lk->held_since > s->win_t0 ? lk->held_since : s->win_t0));
+		st->ninst++;
+		st->held_ps += lk->held_ps;
+		if (lk->held_ps > st->max_held_ps)
+			st->max_held_ps = lk->held_ps;
+	}
+	for (int li = 0; li < s->nlines; li++) {
+		const struct sim_line *l = &s->line[li];
+		double busy = ((double)l->c.transfer_ps - s->line_t0[li]) / 1000.0;
+
+		if (l->stat >= 0 && busy > res->lines[l->stat].window_busy_ns)
+			res->lines[l->stat].window_busy_ns = busy;
+	}
+	res->nnodes = s->cfg->topo->nnuma < 8 ? s->cfg->topo->nnuma : 8;
+	for (int n = 0; n < res->nnodes; n++)
+		res->bw_gbs[n] = win > 0 ? s->bw_bytes[n] / win * 1000.0 : 0;
+}
+
 static sim_time_t slept(const struct sim_task *t, sim_time_t at)
 {
 	return t->sleep_total + (t->state == T_SLEEP && at > t->sleep_since ? at - t->sleep_since : 0);
@@ -1131,7 +1286,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	struct engine_event ev;
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
-	uint64_t warm, meas, e0 = 0, v0 = 0;
+	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0, need_ops;
 	int rc, measuring = 0, complete = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -1167,15 +1322,26 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	}
 	p0 = calloc(s.ntasks, sizeof(double));
 	sl0 = calloc(s.ntasks, sizeof(sim_time_t));
-	if (!p0 || !sl0) {
+	s.step_sleep = calloc(s.prog->n + 1, sizeof(double));
+	s.line_t0 = calloc(s.nlines + 1, sizeof(double));
+	if (!p0 || !sl0 || !s.step_sleep || !s.line_t0) {
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
 	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.ntasks;
+	{
+		double rarest = 1;
+
+		for (int pc = 0; pc < s.prog->n; pc++)
+			if (s.prog->visits[pc] > 0 && s.prog->visits[pc] < rarest)
+				rarest = s.prog->visits[pc];
+		need_ops = (uint64_t)ceil(s.ntasks / rarest);
+	}
 	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.ntasks;
 
 	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
 	 * throughput, each at a random point of its operation (skip_ahead) */
+	s.measuring = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
 	for (int i = 0; i < s.ntasks; i++) {
 		if (cfg->ops_per_task <= 0 && !cfg->aligned_start)
 			skip_ahead(&s, &s.task[i]);
@@ -1203,11 +1369,22 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			memset(s.step_ps, 0, s.prog->n * sizeof(double));
 			memset(s.step_n, 0, s.prog->n * sizeof(double));
 			s.win_t0 = t0;
-		} else if (measuring && s.eng.now > t0 && s.eng.delivered - e0 + (s.visits - v0) / 16 >= meas) {
+			s.measuring = 1;
+			o0 = s.ops_done;
+			for (int li = 0; li < s.nlines; li++)
+				s.line_t0[li] = (double)s.line[li].c.transfer_ps;
+		} else if (measuring && s.eng.now > t0) {
 			/* events, or the private steps interpreted between them, whichever
-			 * is the work: a scenario of private steps makes few events */
-			complete = 1;
-			break;
+			 * is the work: a scenario of private steps makes few events.  The
+			 * window also spans one visit per task of the rarest step on
+			 * average (an munmap every 32768 faults), up to 50 times the work
+			 * asked for. */
+			uint64_t work = s.eng.delivered - e0 + (s.visits - v0) / 16;
+
+			if (work >= meas && (s.ops_done - o0 >= need_ops || work >= 50 * meas)) {
+				complete = 1;
+				break;
+			}
 		}
 	}
 	if (s.failed) {
@@ -1235,6 +1412,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		res->ops = (double)cfg->ops_per_task * s.ntasks;
 		res->min_task_ops = res->max_task_ops = (double)cfg->ops_per_task;
 		res->idle_pct = end > 0 ? 100.0 * (1.0 - (double)busy / ((double)end * cfg->topo->ncpus)) : 100.0;
+		window_stats(&s, end);
 	} else {
 		sim_time_t t1 = s.eng.now, window = t1 - t0;
 		double busy = 0;
@@ -1290,6 +1468,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			res->ops_per_s = s.ntasks * 1e12 / op_ps;
 			res->ops = res->ops_per_s * res->window_s;
 		}
+		window_stats(&s, t1);
 	}
 	if (cfg->ops_per_task > 0)
 		res->ops_per_s = res->ops / res->window_s;

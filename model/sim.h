@@ -29,6 +29,7 @@ struct sim_config {
 	uint64_t measure_events;	  /* 0: a default scaled to the task count */
 	const char *lock_design_override; /* tests: force every lock to this design */
 	int aligned_start;		  /* start every task at the beginning of its operation */
+	struct sim_step_stats *steps;	  /* NULL, or prog->n entries to fill (explain) */
 };
 
 #define SIM_MAX_STATS 32
@@ -42,12 +43,23 @@ struct sim_lock_stats {
 	uint64_t sleeps, wakeups, handoffs, spins;
 	uint64_t violations; /* mutual exclusion broken: must stay 0 */
 	int max_readers;
+	int ninst;	    /* instances of this lock (one per mm, per node, per page-table page...) */
+	double held_ps;	    /* in the window: held exclusively (spinlock, writer), summed over instances */
+	double max_held_ps; /* the same for the busiest instance */
 };
 
 struct sim_line_stats {
 	char name[SC_NAME];
 	uint64_t grants, transfers;
 	double transfer_ns;
+	double window_busy_ns; /* in the window: transfers in flight, busiest instance */
+};
+
+/* Where the time of the measurement window went, per program step (explain). */
+struct sim_step_stats {
+	double task_ps;	 /* task-time spent in the step */
+	double sleep_ps; /* of which asleep (off-CPU) */
+	double visits;
 };
 
 struct sim_result {
@@ -63,6 +75,10 @@ struct sim_result {
 	int nlocks, nlines;
 	struct sim_lock_stats locks[SIM_MAX_STATS];
 	struct sim_line_stats lines[SIM_MAX_STATS];
+	uint64_t ipis;	  /* IPIs received in the window */
+	double bw_gbs[8]; /* DRAM traffic of the first NUMA nodes in the window, GB/s */
+	int nnodes;
+	struct sim_step_stats *steps; /* per program step, when the config asks (explain) */
 };
 
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err);

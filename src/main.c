@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "machine.h"
 #include "profile.h"
+#include "explain.h"
 #include "report.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -96,6 +97,7 @@ static const struct command {
     {"run", "predict scalability curves (the default command)"},
     {"list", "list scenarios and variants, machines, kernels and lock designs"},
     {"show", "print every number of --machine and --kernel with its provenance"},
+    {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
 };
 
@@ -452,7 +454,7 @@ static struct sim_config point_config(const struct run *r, const struct hw_profi
 	    .mode = mode,
 	    .ntasks = ntasks,
 	    .seed = r->o.seed,
-	    .ops_per_task = r->o.ops_per_task,
+	    .ops_per_task = r->o.ops_per_task > 0 ? r->o.ops_per_task : prog->sc->work,
 	    .measure_events = (uint64_t)r->o.events,
 	};
 }
@@ -487,7 +489,7 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 		struct curve *cv = &r->curve[c];
 
 		cv->npts = r->npts;
-		cv->fixed_work = r->o.ops_per_task > 0;
+		cv->fixed_work = r->o.ops_per_task > 0 || r->sc[c].work > 0;
 		memcpy(cv->tasks, r->tasks, r->npts * sizeof(int));
 		for (int m = 0; m < 2; m++) {
 			if (!cv->has_mode[m])
@@ -733,6 +735,37 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	return 0;
 }
 
+/* mmsim explain: one point, with the time of every step kept. */
+static int run_explain(struct run *r, struct mm_error *err)
+{
+	struct sim_result res;
+	struct sim_step_stats *steps;
+	struct sim_config cfg;
+	int m, rc;
+
+	if (r->ncurves != 1 || r->npts != 1)
+		return mm_fail(err, MM_EINVAL,
+			       "explain: one variant at one task count (e.g. --scenario page_fault4_vma_lock --tasks "
+			       "96); got %d curve(s) and %d task count(s)",
+			       r->ncurves, r->npts);
+	m = r->modes[0] || r->modes[1] ? (r->modes[SC_THREADS] ? SC_THREADS : SC_PROCESSES) : (int)r->sc[0].mode;
+	if (r->modes[0] && r->modes[1])
+		return mm_fail(err, MM_EINVAL, "explain: --mode threads or processes, not both");
+	steps = calloc(r->prog[0].n + 1, sizeof(*steps));
+	if (!steps)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	cfg = point_config(r, &r->m.hw, r->kern[0], &r->prog[0], m, r->tasks[0]);
+	cfg.steps = steps;
+	rc = sim_run(&cfg, &res, err);
+	if (!rc)
+		explain_print(
+		    stdout, r->o.format,
+		    &(struct explain_ctx){
+			.label = r->curve[0].label, .machine = r->m.hw.name, .cfg = &cfg, .res = &res, .steps = steps});
+	free(steps);
+	return rc;
+}
+
 static int cmd_run(struct opts *o, const char *cmdline, int compare)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -774,11 +807,16 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			return die(2, "--plot %s: expected a file name ending in .png or .svg", o->plot);
 		}
 	}
-	if (compare && !o->measured) {
+	if (compare == 2) {
+		if (!strcmp(o->format, "json") || o->plot || o->sensitivity) {
+			free(r);
+			return die(2, "explain prints a table or --format csv (no json, --plot or --sensitivity)");
+		}
+	} else if (compare && !o->measured) {
 		free(r);
 		return die(2, "compare needs --measured FILE (a will-it-scale CSV)");
 	}
-	if (compare && (rc = measured_load(o->measured, &ms, &err))) {
+	if (compare == 1 && (rc = measured_load(o->measured, &ms, &err))) {
 		free(r);
 		return die(1, "%s", err.msg);
 	}
@@ -796,7 +834,7 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			     o->scenario, r->ncurves);
 		goto fail;
 	}
-	if (compare) {
+	if (compare == 1) {
 		char list[REPORT_MAX_POINTS * 8] = "";
 
 		if (r->ncurves != 1) {
@@ -835,6 +873,10 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			}
 		}
 	} else if ((rc = task_list(r, ncpus, &err))) {
+		goto fail;
+	}
+	if (compare == 2) {
+		rc = run_explain(r, &err);
 		goto fail;
 	}
 	if ((rc = run_curves(r, &jobs, &njobs, &err)))
@@ -906,5 +948,7 @@ int main(int argc, char **argv)
 		return cmd_run(&o, cmdline, 0);
 	if (!strcmp(cmd, "compare"))
 		return cmd_run(&o, cmdline, 1);
-	return die(2, "unknown command '%s' (expected run, list, show or compare; see mmsim --help)", cmd);
+	if (!strcmp(cmd, "explain"))
+		return cmd_run(&o, cmdline, 2);
+	return die(2, "unknown command '%s' (expected run, list, show, compare or explain; see mmsim --help)", cmd);
 }

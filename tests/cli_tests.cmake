@@ -86,7 +86,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show or compare"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare or explain"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"
@@ -168,8 +168,8 @@ mmsim_cli(too_many_curves_odd fail
        --tasks 1)
 # A versioned kernel name that is not builtin lists the builtins.
 mmsim_cli(kernel_unknown_name fail
-  PATTERNS "unknown kernel profile 'linux-6\\.4' \\(builtin: .*linux-5\\.11"
-  ARGS ${SMALL} --kernel linux-6.4 --scenario has_pinned_write --tasks 1)
+  PATTERNS "unknown kernel profile 'linux-9\\.4' \\(builtin: .*linux-5\\.11"
+  ARGS ${SMALL} --kernel linux-9.4 --scenario has_pinned_write --tasks 1)
 
 # Nothing half-written: --plot into a directory that does not exist fails,
 # and no file (nor the directory) appears.
@@ -319,3 +319,15 @@ mmsim_cli(compare_fit_task_not_measured fail
 mmsim_cli(compare_needs_measured fail
   PATTERNS "compare needs --measured FILE"
   ARGS compare ${SMALL} --scenario has_pinned_write)
+
+# explain: one point, the time per function, lock and line, and the limiter
+mmsim_cli(explain_page_fault4 ok
+  PATTERNS "^explain: page_fault4_mmap_lock on icelake-48c" "lock_mm_and_find_vma" "lock mm\\.mmap_lock" "^limiter: "
+  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 8)
+mmsim_cli(explain_two_points fail
+  PATTERNS "explain: one variant at one task count"
+  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 4,8)
+# seed 004's mechanism: MAP_POPULATE under the write lock serialises the threads (makespan column)
+mmsim_cli(populate_fixed_work ok
+  PATTERNS "makespan_s" "^ +4 "
+  ARGS --machine nehalem-i7-920 --scenario populate_mmap_write_locked --tasks 4)

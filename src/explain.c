@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+#include "explain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
+{
+	const struct scenario *sc = pr->sc;
+
+	memset(c, 0, sizeof(*c));
+	for (int pc = 0; pc < pr->n; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+		double v = pr->visits[pc];
+
+		if (in->fn >= 0 && !strcmp(sc->fn[in->fn], "asm_exc_page_fault"))
+			c->faults += v;
+		if (in->act == SA_IPI)
+			c->ipis += v;
+		if (in->act == SA_MEMORY)
+			c->bytes += v * (double)in->count;
+		if ((in->act == SA_LOCK || in->act == SA_TRYLOCK) && lock && !strcmp(sc->obj[in->obj].name, lock)) {
+			if (in->mode == SL_READ)
+				c->lock_read += v;
+			else
+				c->lock_write += v;
+			if (in->act == SA_LOCK)
+				c->lock_blocking += v;
+		}
+	}
+}
+
+/* What a step is charged to in the "by lock and line" view. */
+static void step_object(const struct explain_ctx *x, const struct prog_insn *in, char *buf, size_t cap)
+{
+	const struct scenario *sc = x->cfg->prog->sc;
+
+	switch (in->act) {
+	case SA_COMPUTE:
+		snprintf(buf, cap, "(work)");
+		return;
+	case SA_MEMORY:
+		snprintf(buf, cap, "(memory bandwidth)");
+		return;
+	case SA_IPI:
+		snprintf(buf, cap, "(TLB shootdown IPIs)");
+		return;
+	default:
+		break;
+	}
+	if (in->obj < 0) {
+		snprintf(buf, cap, "(control)");
+		return;
+	}
+	if (sc->obj[in->obj].is_lock)
+		snprintf(buf, cap, "lock %s", sc->obj[in->obj].name);
+	else
+		snprintf(buf, cap, "line %s", kernel_line_of(x->cfg->kernel, sc->obj[in->obj].name));
+}
+
+struct row {
+	char name[160];
+	double on_ps, off_ps, calls;
+};
+
+static int add_row(struct row *rows, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(rows[i].name, name))
+			return i;
+	memset(&rows[*n], 0, sizeof(rows[*n]));
+	snprintf(rows[*n].name, sizeof(rows[*n].name), "%s", name);
+	return (*n)++;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double tx = x->on_ps + x->off_ps, ty = y->on_ps + y->off_ps;
+
+	return tx < ty ? 1 : tx > ty ? -1 : strcmp(x->name, y->name);
+}
+
+static void print_rows(FILE *f, int csv, const char *view, struct row *rows, int n, double on_total, double all_total,
+		       double ops)
+{
+	qsort(rows, n, sizeof(*rows), by_time);
+	if (!csv)
+		fprintf(f, "  %8s %8s %10s %10s  %s\n", "on-CPU%", "off-CPU%", "ns/op", "calls/op",
+			strcmp(view, "function") ? "lock or line" : "kernel function");
+	for (int i = 0; i < n; i++) {
+		double on = on_total > 0 ? 100.0 * rows[i].on_ps / on_total : 0;
+		double off = all_total > 0 ? 100.0 * rows[i].off_ps / all_total : 0;
+		double ns = ops > 0 ? (rows[i].on_ps + rows[i].off_ps) / ops / 1000.0 : 0;
+
+		if (on < 0.005 && off < 0.005 && !csv)
+			continue;
+		if (csv)
+			fprintf(f, "%s,%s,%.3f,%.3f,%.4g,%.6g\n", view, rows[i].name, on, off, ns, rows[i].calls);
+		else
+			fprintf(f, "  %8.2f %8.2f %10.1f %10.4g  %s\n", on, off, ns, rows[i].calls, rows[i].name);
+	}
+}
+
+void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
+{
+	const struct program *pr = x->cfg->prog;
+	const struct scenario *sc = pr->sc;
+	const struct sim_result *res = x->res;
+	const struct hw_profile *hw = x->cfg->hw;
+	int csv = !strcmp(format, "csv"), n = pr->n, nf = 0, no = 0;
+	struct row *fn = calloc(n + 1, sizeof(*fn)), *ob = calloc(n + 1, sizeof(*ob));
+	double on_total = 0, all_total = 0, win_ps = res->window_s * 1e12;
+	/* task-time of one operation: the window's task-time over the operations in it */
+	double ops = res->ops_per_s * res->window_s;
+	struct {
+		char what[160];
+		double util;
+	} lim = {"", 0};
+	char buf[160];
+
+	if (!fn || !ob) {
+		free(fn);
+		free(ob);
+		fprintf(stderr, "mmsim: out of memory\n");
+		return;
+	}
+	for (int pc = 0; pc < n; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+		const struct sim_step_stats *st = &x->steps[pc];
+		double off = st->sleep_ps < st->task_ps ? st->sleep_ps : st->task_ps, on = st->task_ps - off;
+		int i;
+
+		if (in->fn < 0)
+			continue;
+		i = add_row(fn, &nf, sc->fn[in->fn]);
+		fn[i].on_ps += on;
+		fn[i].off_ps += off;
+		fn[i].calls += pr->visits[pc];
+		step_object(x, in, buf, sizeof(buf));
+		i = add_row(ob, &no, buf);
+		ob[i].on_ps += on;
+		ob[i].off_ps += off;
+		ob[i].calls += pr->visits[pc];
+		on_total += on;
+		all_total += st->task_ps;
+	}
+
+	if (csv) {
+		fprintf(f, "# mmsim explain: %s on %s (%s), %d tasks, %s, %.6g ops/s\n", x->label, x->machine,
+			x->cfg->kernel->name, x->cfg->ntasks, x->cfg->mode == SC_THREADS ? "threads" : "processes",
+			res->ops_per_s);
+		fprintf(f, "view,name,on_cpu_pct,off_cpu_pct,ns_per_op,calls_per_op\n");
+	} else {
+		fprintf(f, "explain: %s on %s (kernel %s), %d tasks, %s\n", x->label, x->machine, x->cfg->kernel->name,
+			x->cfg->ntasks, x->cfg->mode == SC_THREADS ? "threads" : "processes");
+		if (x->cfg->ops_per_task > 0)
+			fprintf(f, "  makespan %.6g s for %lld operations per task\n", res->makespan_s,
+				(long long)x->cfg->ops_per_task);
+		else
+			fprintf(f, "  %.0f ops/s (%.0f per task); window %.3g ms of simulated time\n", res->ops_per_s,
+				res->ops_per_s_task, res->window_s * 1e3);
+		fprintf(f, "  task-time: %.1f%% on a CPU (as perf sees it), %.1f%% asleep (off-CPU)\n",
+			all_total > 0 ? 100.0 * on_total / all_total : 0,
+			all_total > 0 ? 100.0 * (all_total - on_total) / all_total : 0);
+		fprintf(f, "\nby kernel function (on-CPU%%: share of on-CPU time, perf's 'self'; off-CPU%%: share "
+			   "of all task-time asleep in it):\n");
+	}
+	print_rows(f, csv, "function", fn, nf, on_total, all_total, ops);
+	if (!csv)
+		fprintf(f, "\nby lock and cache line (a step is charged to what it touches):\n");
+	print_rows(f, csv, "object", ob, no, on_total, all_total, ops);
+
+	/* what each shared resource was doing */
+	if (!csv)
+		fprintf(f, "\nshared resources in the window (the busiest instance of each):\n");
+	for (int l = 0; l < res->nlocks; l++) {
+		const struct sim_lock_stats *ls = &res->locks[l];
+		double util = win_ps > 0 ? ls->max_held_ps / win_ps : 0;
+		uint64_t acq = ls->acquires[0] + ls->acquires[1];
+		double cont = acq ? 100.0 * (double)ls->contended / (double)acq : 0;
+
+		if (!acq)
+			continue;
+		if (csv)
+			fprintf(f, "lock,%s,%.3f,%.3f,%llu,%llu\n", ls->name, 100 * util, cont,
+				(unsigned long long)ls->sleeps, (unsigned long long)ls->ninst);
+		else
+			fprintf(f,
+				"  lock %-22s %-9s held exclusively %5.1f%% of the time; %5.1f%% of acquisitions "
+				"waited; %llu sleeps\n",
+				ls->name, ls->design, 100 * util, cont, (unsigned long long)ls->sleeps);
+		if (util > lim.util) {
+			lim.util = util;
+			snprintf(lim.what, sizeof(lim.what), "lock %s (held %.0f%% of the time)", ls->name, 100 * util);
+		}
+	}
+	for (int l = 0; l < res->nlines; l++) {
+		const struct sim_line_stats *ls = &res->lines[l];
+		double util = win_ps > 0 ? ls->window_busy_ns * 1000.0 / win_ps : 0;
+
+		if (!ls->transfers || util < 0.0005)
+			continue;
+		if (csv)
+			fprintf(f, "line,%s,%.3f,,,\n", ls->name, 100 * util);
+		else
+			fprintf(f, "  line %-22s moving between CPUs %5.1f%% of the time\n", ls->name, 100 * util);
+		if (util > lim.util) {
+			lim.util = util;
+			snprintf(lim.what, sizeof(lim.what), "cache line %s (in transfer %.0f%% of the time)", ls->name,
+				 100 * util);
+		}
+	}
+	for (int nd = 0; nd < res->nnodes; nd++) {
+		double util = res->bw_gbs[nd] / hw->bw_node_gbs;
+
+		if (res->bw_gbs[nd] <= 0)
+			continue;
+		if (csv)
+			fprintf(f, "bandwidth,node%d,%.3f,%.4g,,\n", nd, 100 * util, res->bw_gbs[nd]);
+		else
+			fprintf(f, "  memory bandwidth of node %d   %6.1f GB/s of %.1f (%.0f%%)\n", nd, res->bw_gbs[nd],
+				hw->bw_node_gbs, 100 * util);
+		if (util > lim.util) {
+			lim.util = util;
+			snprintf(lim.what, sizeof(lim.what), "memory bandwidth of node %d (%.0f%% used)", nd,
+				 100 * util);
+		}
+	}
+	if (res->ipis && !csv)
+		fprintf(f, "  TLB-shootdown IPIs received: %.3g per operation\n", ops > 0 ? res->ipis / ops : 0);
+	if (!csv) {
+		if (lim.util >= 0.5)
+			fprintf(f, "\nlimiter: %s\n", lim.what);
+		else
+			fprintf(f,
+				"\nlimiter: no shared resource is busy half the time; the tasks' own work sets the "
+				"pace%s%s\n",
+				lim.what[0] ? " (busiest: " : "", lim.what[0] ? lim.what : "");
+		if (lim.what[0] && lim.util >= 0.5)
+			fprintf(f, "\n");
+	} else {
+		fprintf(f, "limiter,%s,%.3f,,,\n", lim.what, 100 * lim.util);
+	}
+	free(fn);
+	free(ob);
+}
