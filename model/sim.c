@@ -518,10 +518,16 @@ void lk_count_stat(struct sim *s, struct lock_inst *lk, int what)
 
 /* ---- the interpreter ---------------------------------------------------- */
 
+/* An interval that began at @t, counted from the window's start if it began before. */
+static sim_time_t win_from(const struct sim *s, sim_time_t t)
+{
+	return t > s->win_t0 ? t : s->win_t0;
+}
+
 /* The writer (or spinlock holder) leaves: its hold time inside the window counts. */
 static void held_end(struct sim *s, struct lock_inst *lk)
 {
-	sim_time_t from = lk->held_since > s->win_t0 ? lk->held_since : s->win_t0;
+	sim_time_t from = win_from(s, lk->held_since);
 
 	lk->in_writers--;
 	if (s->measuring && s->eng.now > from)
@@ -595,7 +601,7 @@ static void lock_end(struct sim *s, struct sim_task *t)
 static void visit(struct sim *s, struct sim_task *t, int pc)
 {
 	sim_time_t end = s->eng.now + t->delay;
-	sim_time_t start = t->mark > s->win_t0 ? t->mark : s->win_t0;
+	sim_time_t start = win_from(s, t->mark);
 
 	/* time in the step, counted from the window's start for a visit that began before */
 	s->step_ps[pc] += (double)(end - start);
@@ -921,7 +927,7 @@ static void dispatch(struct sim *s, const struct engine_event *ev)
 			break; /* it never slept, or was woken already: the design saw its flag */
 		t->sleep_total += s->eng.now - t->sleep_since;
 		if (s->measuring) {
-			sim_time_t from = t->sleep_since > s->win_t0 ? t->sleep_since : s->win_t0;
+			sim_time_t from = win_from(s, t->sleep_since);
 
 			if (s->eng.now > from)
 				s->step_sleep[t->pc] += (double)(s->eng.now - from);
@@ -1241,7 +1247,7 @@ static void window_stats(struct sim *s, sim_time_t t1)
 
 	for (int i = 0; i < s->ntasks; i++) {
 		const struct sim_task *t = &s->task[i];
-		sim_time_t from = t->sleep_since > s->win_t0 ? t->sleep_since : s->win_t0;
+		sim_time_t from = win_from(s, t->sleep_since);
 
 		if (t->state == T_SLEEP && t1 > from)
 			s->step_sleep[t->pc] += (double)(t1 - from);
@@ -1257,7 +1263,7 @@ static void window_stats(struct sim *s, sim_time_t t1)
 		struct sim_lock_stats *st = &res->locks[lk->stat];
 
 		if (lk->in_writers > 0 && t1 > lk->held_since)
-			lk->held_ps += (double)(t1 - (lk->held_since > s->win_t0 ? lk->held_since : s->win_t0));
+			lk->held_ps += (double)(t1 - win_from(s, lk->held_since));
 		st->ninst++;
 		st->held_ps += lk->held_ps;
 		if (lk->held_ps > st->max_held_ps)
