@@ -303,7 +303,7 @@ static int inherit(struct profile *p, const char *kind, struct mm_error *err)
 int profile_load(struct profile *p, const char *kind, const char *name_or_path, struct mm_error *err)
 {
 	const struct builtin_file *b = builtin_find(kind, name_or_path);
-	char origin[600], *text;
+	char origin[600], *text = NULL;
 	int rc;
 
 	if (!b && !strcmp(kind, "kernels") && !strncmp(name_or_path, "linux-", 6))
@@ -417,7 +417,9 @@ static int need_str(const struct profile *p, const char *sec, const char *key, c
 
 	if (rc)
 		return rc;
-	snprintf(dst, cap, "%s", e->value);
+	if ((size_t)snprintf(dst, cap, "%s", e->value) >= cap)
+		return mm_fail(err, MM_ERANGE, "%s:%d: [%s] %s: '%s' is longer than %zu characters", p->path, e->line,
+			       sec, key, e->value, cap - 1);
 	return 0;
 }
 

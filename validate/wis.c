@@ -1574,7 +1574,8 @@ static int perf_run(int mode, unsigned int n, uint64_t ops, double *values, char
 			if (strcmp(fields[2], perf_events[e]))
 				continue;
 			if (!isdigit((unsigned char)fields[0][0])) {
-				snprintf(why, why_len, "%s: %s", perf_events[e], fields[0]);
+				if ((size_t)snprintf(why, why_len, "%s: %.64s", perf_events[e], fields[0]) >= why_len)
+					why[why_len - 1] = '\0';
 				rc = -ENOTSUP;
 			} else {
 				values[e] = strtod(fields[0], NULL);
