@@ -144,4 +144,15 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		     struct mm_error *err);
 void program_free(struct program *p);
 
+/* Per-operation counts of the compiled program (no simulation needed). */
+struct op_counts {
+	double faults;		      /* visits of asm_exc_page_fault (page_fault before 5.8) */
+	double lock_read, lock_write; /* acquisitions of the lock asked for, trylocks included */
+	double lock_blocking;	      /* of which through lock (not trylock): what mmap_lock_start_locking counts */
+	double ipis;		      /* TLB-shootdown steps (each IPIs every other CPU of the mm) */
+	double bytes;		      /* streamed to or from DRAM */
+};
+
+void op_counts(const struct program *pr, const char *lock, struct op_counts *c);
+
 #endif

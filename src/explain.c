@@ -5,32 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
-{
-	const struct scenario *sc = pr->sc;
-
-	memset(c, 0, sizeof(*c));
-	for (int pc = 0; pc < pr->n; pc++) {
-		const struct prog_insn *in = &pr->insn[pc];
-		double v = pr->visits[pc];
-
-		if (in->fn >= 0 && !strcmp(sc->fn[in->fn], "asm_exc_page_fault"))
-			c->faults += v;
-		if (in->act == SA_IPI)
-			c->ipis += v;
-		if (in->act == SA_MEMORY)
-			c->bytes += v * (double)in->count;
-		if ((in->act == SA_LOCK || in->act == SA_TRYLOCK) && lock && !strcmp(sc->obj[in->obj].name, lock)) {
-			if (in->mode == SL_READ)
-				c->lock_read += v;
-			else
-				c->lock_write += v;
-			if (in->act == SA_LOCK)
-				c->lock_blocking += v;
-		}
-	}
-}
-
 /* What a step is charged to in the "by lock and line" view. */
 static void step_object(const struct explain_ctx *x, const struct prog_insn *in, char *buf, size_t cap)
 {

@@ -20,16 +20,6 @@ struct explain_ctx {
 	const struct sim_step_stats *steps; /* cfg->prog->n entries */
 };
 
-/* Per-operation counts of the compiled program (no simulation needed). */
-struct op_counts {
-	double faults;		      /* visits of asm_exc_page_fault */
-	double lock_read, lock_write; /* acquisitions of the lock asked for, trylocks included */
-	double lock_blocking;	      /* of which through lock (not trylock): what mmap_lock_start_locking counts */
-	double ipis;		      /* TLB-shootdown steps (each IPIs every other CPU of the mm) */
-	double bytes;		      /* streamed to or from DRAM */
-};
-
-void op_counts(const struct program *pr, const char *lock, struct op_counts *c);
 /* table or csv */
 void explain_print(FILE *f, const char *format, const struct explain_ctx *x);
 

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-operation counts of every shipped scenario variant, compiled against
+ * its own kernel profile: user faults, acquisitions of the lock that matters,
+ * TLB-shootdown steps and bytes cleared or copied.  The expected numbers are
+ * worked out by hand from ../shared/reference/codepaths.md and the tests'
+ * definitions of one operation (willitscale.md), not read back from the
+ * scenario files: a scenario that takes a lock once too often fails here.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile.h"
+#include "scenario.h"
+
+/* page_fault: a 128 MiB mapping is P pages, remapped once per P ops; its zap flushes every B PTEs */
+#define P 32768.0
+#define TLB_B 10000.0
+/* populate: a 64 MiB mapping per op, N pages or T THPs */
+#define N 16384.0
+#define T 32.0
+#define PG 4096.0
+
+struct want {
+	const char *variant;
+	const char *lock;
+	double faults, read, write, blocking, ipis, bytes;
+};
+
+/* The munmap of page_fault's cycle: ceil-free count of flush steps (every B PTEs) plus the final one. */
+#define PF_IPIS ((P / TLB_B + 1) / P)
+
+static const struct want wants[] = {
+    /* page_fault1: one fault per page, trylock of mmap_lock; remap: munmap and mmap take it for write */
+    {"page_fault1_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
+    /* per-VMA lock (vma_start_read is a 'lock' step: blocking counts it), and the first fault of each mapping takes
+       mmap_lock for anon_vma_prepare */
+    {"page_fault1_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, PG + PG / 512},
+    {"page_fault1_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
+    /* page_fault2/3 before 6.8: the VMA lock is tried, the fault retries under mmap_lock */
+    {"page_fault2_mmap_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, 2 * PG + PG / 512},
+    {"page_fault2_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
+    {"page_fault2_vma_lock", "mm.mmap_lock", 1, 0, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
+    {"page_fault3_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, PG / 512},
+    {"page_fault3_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, PG / 512},
+    /* page_fault4: fault-around maps 16 pages per fault; one PTE lock per fault */
+    {"page_fault4_mmap_lock", "mm.mmap_lock", 1 / 16.0, 1 / 16.0, 2 / P, 2 / P, PF_IPIS, PG / 512},
+    {"page_fault4_mmap_lock", "pte_lock", 1 / 16.0, 0, 1 / 16.0, 1 / 16.0, PF_IPIS, PG / 512},
+    {"page_fault4_vma_lock", "mm.mmap_lock", 1 / 16.0, 0, 2 / P, 2 / P, PF_IPIS, PG / 512},
+    {"page_fault4_vma_lock", "vma.lock", 1 / 16.0, 1 / 16.0, 1 / P, 1 / 16.0 + 1 / P, PF_IPIS, PG / 512},
+    /* mmap1/2: mmap and munmap each take mmap_lock for write; nothing faults or is flushed */
+    {"mmap1", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
+    {"mmap2", "file.i_mmap_rwsem", 0, 0, 2, 2, 0, 0},
+    /* populate, 3.x: THP on, one fault per 2 MiB; MAP_POPULATE follows every 4 KiB (page_table_lock
+     * at each follow and at each THP install) until the 3.9 THP step */
+    {"populate_none", "mm.mmap_lock", 0, 0, 1, 1, 0, 0},
+    {"populate_loop", "mm.mmap_lock", T, T, 1, 1, 0, 64 * 1048576.0},
+    {"populate_loop", "mm.page_table_lock", T, 0, T, T, 0, 64 * 1048576.0},
+    {"populate_mmap_write_locked", "mm.page_table_lock", 0, 0, T * 512, T * 512, 0, 64 * 1048576.0},
+    {"populate_mmap_read_4k", "mm.mmap_lock", 0, 1, 1, 2, 0, 64 * 1048576.0},
+    {"populate_mmap_read_4k", "mm.page_table_lock", 0, 0, T * 512, T * 512, 0, 64 * 1048576.0},
+    {"populate_mmap_thp_step", "mm.page_table_lock", 0, 0, 2 * T, 2 * T, 0, 64 * 1048576.0},
+    /* 6.8: MADV_POPULATE_* under mmap_lock read, THP on: one PMD-lock round at the install (or the
+     * huge zero page) and one at follow_huge_pmd per 2 MiB */
+    {"populate_madv_populate_write", "mm.mmap_lock", 0, 1, 1, 2, 0, 64 * 1048576.0},
+    {"populate_madv_populate_write", "pmd_lock", 0, 0, 2 * T, 2 * T, 0, 64 * 1048576.0},
+    {"populate_madv_populate_read", "pmd_lock", 0, 0, 2 * T, 2 * T, 0, 0},
+    /* 6.8, THP off: one fault per 4 KiB under the per-VMA lock, the first under mmap_lock */
+    {"populate_loop_nothp", "vma.lock", N, N, 0, N, 0, (N + N / 512) * PG},
+    {"populate_loop_nothp", "mm.mmap_lock", N, 1, 1, 1, 0, (N + N / 512) * PG},
+    {"populate_read_nothp", "pte_lock", N, 0, N, N, 0, N / 512 * PG},
+    /* GUP per 4 KiB: follow_page_pte misses under the PTE lock, the fault, follow_page_pte again */
+    {"populate_mmap_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, (N + N / 512) * PG},
+    {"populate_madv_populate_write_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, (N + N / 512) * PG},
+    {"populate_madv_populate_read_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, N / 512 * PG},
+    {"populate_madv_populate_read_nothp", "mm.mmap_lock", 0, 1, 1, 2, 0, N / 512 * PG},
+};
+
+static void check(const struct want *w)
+{
+	struct mm_error err = {0};
+	struct scenario sc;
+	struct profile kp;
+	struct kernel_profile k;
+	struct program pr;
+	struct op_counts c;
+	char kname[64];
+	int v;
+
+	if (scenario_load(&sc, w->variant, &v, &err))
+		fail_msg("%s: %s", w->variant, err.msg);
+	assert_true(v >= 0);
+	snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
+	if (profile_load(&kp, "kernels", kname, &err) || kernel_profile_derive(&k, &kp, &err) ||
+	    scenario_compile(&sc, v, &k, &pr, &err))
+		fail_msg("%s: %s", w->variant, err.msg);
+	op_counts(&pr, w->lock, &c);
+	print_message("%-36s %-20s faults %.6g read %.6g write %.6g blocking %.6g ipis %.6g bytes %.6g\n", w->variant,
+		      w->lock, c.faults, c.lock_read, c.lock_write, c.lock_blocking, c.ipis, c.bytes);
+#define NEAR(got, exp)                                    \
+	if (fabs((got) - (exp)) > 1e-9 * (fabs(exp) + 1)) \
+		fail_msg("%s: %s is %.9g, expected %.9g", w->variant, #exp, got, exp);
+	NEAR(c.faults, w->faults);
+	NEAR(c.lock_read, w->read);
+	NEAR(c.lock_write, w->write);
+	NEAR(c.lock_blocking, w->blocking);
+	NEAR(c.ipis, w->ipis);
+	NEAR(c.bytes, w->bytes);
+#undef NEAR
+	program_free(&pr);
+	profile_free(&kp);
+	scenario_free(&sc);
+}
+
+static void test_every_variant(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
+		check(&wants[i]);
+}
+
+/* Every variant of every shipped scenario (pin_fast excepted: test_scenario covers it) is listed above. */
+static void test_all_variants_listed(void **state)
+{
+	static const char *files[] = {"page_fault", "populate", "mmap"};
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct mm_error err = {0};
+		struct scenario sc;
+		int v;
+
+		if (scenario_load(&sc, files[f], &v, &err))
+			fail_msg("%s: %s", files[f], err.msg);
+		for (int i = 0; i < sc.nvar; i++) {
+			int found = 0;
+
+			for (size_t j = 0; j < sizeof(wants) / sizeof(wants[0]) && !found; j++)
+				found = !strcmp(wants[j].variant, sc.var[i].name);
+			if (!found)
+				fail_msg("variant %s of %s has no count test", sc.var[i].name, files[f]);
+		}
+		scenario_free(&sc);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_every_variant),
+	    cmocka_unit_test(test_all_variants_listed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
