@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "explain.h"
 #include "report.h"
+#include "reproduce.h"
 #include "scenario.h"
 #include "sweep.h"
 
@@ -99,13 +100,15 @@ static const struct command {
     {"show", "print every number of --machine and --kernel with its provenance"},
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
+    {"reproduce", "'reproduce seeds': every published seed number beside mmsim's prediction, fitted or predicted"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
 		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
-		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n\n");
+		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
+		   "       mmsim reproduce seeds [--format table|csv]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -916,11 +919,30 @@ fail:
 	return rc ? 1 : 0;
 }
 
+static int cmd_reproduce(const struct opts *o, const char *what)
+{
+	struct mm_error err = {0};
+	struct reproduce_opts ro = {
+	    .seed = o->seed, .events = o->events, .csv = !strcmp(o->format, "csv"), .progress = isatty(2)};
+
+	if (!what || strcmp(what, "seeds"))
+		return die(2, "reproduce: expected 'mmsim reproduce seeds' (got %s)", what ? what : "nothing");
+	if (strcmp(o->format, "table") && strcmp(o->format, "csv"))
+		return die(2, "reproduce: --format '%s': expected table or csv", o->format);
+	if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
+	    o->ops_per_task || o->plot || o->measured || o->fit_tasks)
+		return die(2, "reproduce seeds chooses its own scenarios, machines and task counts; it takes only "
+			      "--format, --events and --seed (its sensitivity table is always shown)");
+	if (reproduce_seeds(&ro, &err))
+		return die(1, "%s", err.msg[0] ? err.msg : mm_strerror(err.code));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
 	char cmdline[2048] = "mmsim";
-	const char *cmd = "run";
+	const char *cmd = "run", *reproduce_what = NULL;
 	int first = 1, rc;
 
 	gsl_set_error_handler_off();
@@ -929,6 +951,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		first = 2;
+		if (!strcmp(cmd, "reproduce") && argc > 2 && argv[2][0] != '-') {
+			reproduce_what = argv[2];
+			first = 3;
+		}
 	}
 	if ((rc = parse_opts(argc - first, argv + first, &o)))
 		return rc;
@@ -950,5 +976,8 @@ int main(int argc, char **argv)
 		return cmd_run(&o, cmdline, 1);
 	if (!strcmp(cmd, "explain"))
 		return cmd_run(&o, cmdline, 2);
-	return die(2, "unknown command '%s' (expected run, list, show, compare or explain; see mmsim --help)", cmd);
+	if (!strcmp(cmd, "reproduce"))
+		return cmd_reproduce(&o, reproduce_what);
+	return die(
+	    2, "unknown command '%s' (expected run, list, show, compare, explain or reproduce; see mmsim --help)", cmd);
 }

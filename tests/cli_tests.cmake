@@ -86,7 +86,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare or explain"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare, explain or reproduce"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"
@@ -331,3 +331,18 @@ mmsim_cli(explain_two_points fail
 mmsim_cli(populate_fixed_work ok
   PATTERNS "makespan_s" "^ +4 "
   ARGS --machine nehalem-i7-920 --scenario populate_mmap_write_locked --tasks 4)
+
+# ---- mmsim reproduce seeds ----------------------------------------------------
+
+mmsim_cli(reproduce_without_what fail
+  PATTERNS "reproduce: expected 'mmsim reproduce seeds'"
+  ARGS reproduce)
+mmsim_cli(reproduce_unknown_what fail
+  PATTERNS "reproduce: expected 'mmsim reproduce seeds' \\(got papers\\)"
+  ARGS reproduce papers)
+mmsim_cli(reproduce_own_choices fail
+  PATTERNS "reproduce seeds chooses its own scenarios, machines and task counts"
+  ARGS reproduce seeds --machine amd-2s-128c)
+add_test(NAME cli_reproduce_seeds
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 600)

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim reproduce seeds: every number published in the seed documents
+ * (data/reference/seed_measurements.csv and madv_populate_seed003.csv,
+ * embedded at build time) beside mmsim's prediction and its error, each
+ * marked as fitted or predicted, then the 0.5x/2x sensitivity of every
+ * unmeasured number each prediction rests on (about a minute on 2 CPUs).
+ *
+ * Seed 003 (one task, THP off, machine not stated) is predicted on the
+ * generic machine with one number fitted here: fault_entry_exit, set so that
+ * the 4096 MiB Read/POPULATE_READ ratio comes out as measured.  Nothing else
+ * is tuned to a point it is compared with.
+ */
+#include "reproduce.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "machine.h"
+#include "profile.h"
+#include "scenario.h"
+#include "sim.h"
+
+/* One simulated point; several published numbers may rest on the same one. */
+struct point {
+	const char *variant;
+	const char *machine;
+	int tasks;
+	int seed003; /* per-page time, with seed 003's fitted fault_entry_exit */
+};
+
+enum {
+	P_PIN_WRITE,
+	P_PIN_CHECK,
+	P_PF4_BEFORE,
+	P_PF4_AFTER,
+	P_NONE,
+	P_LOOP,
+	P_WLOCKED,
+	P_READ4K,
+	P_S3_READ,
+	P_S3_WRITE,
+	P_S3_POP_READ,
+	P_S3_POP_WRITE,
+	NPOINTS
+};
+
+static const struct point points[NPOINTS] = {
+    [P_PIN_WRITE] = {"has_pinned_write", "amd-2s-128c", 256, 0},
+    [P_PIN_CHECK] = {"has_pinned_check", "amd-2s-128c", 256, 0},
+    [P_PF4_BEFORE] = {"page_fault4_mmap_lock", "icelake-48c", 96, 0},
+    [P_PF4_AFTER] = {"page_fault4_vma_lock", "icelake-48c", 96, 0},
+    [P_NONE] = {"populate_none", "nehalem-i7-920", 4, 0},
+    [P_LOOP] = {"populate_loop", "nehalem-i7-920", 4, 0},
+    [P_WLOCKED] = {"populate_mmap_write_locked", "nehalem-i7-920", 4, 0},
+    [P_READ4K] = {"populate_mmap_read_4k", "nehalem-i7-920", 4, 0},
+    [P_S3_READ] = {"populate_read_nothp", "generic", 1, 1},
+    [P_S3_WRITE] = {"populate_loop_nothp", "generic", 1, 1},
+    [P_S3_POP_READ] = {"populate_madv_populate_read_nothp", "generic", 1, 1},
+    [P_S3_POP_WRITE] = {"populate_madv_populate_write_nothp", "generic", 1, 1},
+};
+
+/* seed_measurements.csv: which point each published number is held against */
+static const struct {
+	const char *id;
+	int point;
+	int fitted;
+	const char *note;
+} seed_rows[] = {
+    {"pinfast-before", P_PIN_WRITE, 0, ""},
+    {"pinfast-after", P_PIN_CHECK, 1, "linux-5.11 gup_fast_walk was fitted to this point"},
+    {"pf4-before", P_PF4_BEFORE, 0, "task count not published; 96 (every hardware thread) assumed"},
+    {"pf4-after", P_PF4_AFTER, 0, "task count not published; 96 assumed"},
+    {"pop-3.6.11-none", P_NONE, 0, ""},
+    {"pop-3.6.11-loop", P_LOOP, 1, "nehalem node_gbs was checked against the loop runs"},
+    {"pop-3.6.11-mmap", P_WLOCKED, 0, ""},
+    {"pop-3.6.11crude-none", P_NONE, 0, ""},
+    {"pop-3.6.11crude-loop", P_LOOP, 1, "as pop-3.6.11-loop"},
+    {"pop-3.6.11crude-mmap", P_READ4K, 0, "closest variant: populate after the write lock, per 4 KiB"},
+    {"pop-3.7.1-none", P_NONE, 0, ""},
+    {"pop-3.7.1-loop", P_LOOP, 1, "as pop-3.6.11-loop"},
+    {"pop-3.7.1-mmap", P_WLOCKED, 0, ""},
+    {"pop-3.7.1series-none", P_NONE, 0, ""},
+    {"pop-3.7.1series-loop", P_LOOP, 1, "as pop-3.6.11-loop"},
+    {"pop-3.7.1series-mmap", P_READ4K, 0, ""},
+};
+
+/* seed 003's methods on MAP_PRIVATE anonymous memory */
+static const struct {
+	const char *method;
+	int point;
+} s3_methods[] = {
+    {"Read", P_S3_READ},
+    {"Write", P_S3_WRITE},
+    {"POPULATE", P_S3_POP_WRITE}, /* the RFC's MADV_POPULATE preallocates like POPULATE_WRITE */
+    {"POPULATE_READ", P_S3_POP_READ},
+    {"POPULATE_WRITE", P_S3_POP_WRITE},
+};
+
+#define S3_FIT_MIB 4096
+
+/* One number of a profile changed for a simulation: [section] key scaled by factor. */
+struct change {
+	int machine; /* 1: the hardware profile; 0: the kernel profile */
+	char section[48], key[64];
+	double factor;
+};
+
+struct job {
+	int point;
+	struct change ch; /* factor 0: none */
+	double value;	  /* ops/s, makespan s, or seconds per page (seed 003) */
+	int rc;
+	struct mm_error err;
+};
+
+static const char *point_kernel(const struct point *pt, char *buf, size_t cap, struct mm_error *err)
+{
+	struct scenario sc;
+	int v;
+
+	if (scenario_load(&sc, pt->variant, &v, err))
+		return NULL;
+	snprintf(buf, cap, "linux-%s", sc.var[v].kernel);
+	scenario_free(&sc);
+	return buf;
+}
+
+static void set_num(struct prof_entry *e, double v)
+{
+	e->num = v;
+	snprintf(e->value, sizeof(e->value), "%.17g", v);
+}
+
+/* Simulate one point with an optional change and seed 003's fitted entry cost (e_fit > 0). */
+static int simulate(const struct point *pt, const struct change *ch, double e_fit, const struct reproduce_opts *o,
+		    double *value, struct mm_error *err)
+{
+	struct machine m;
+	struct profile kp;
+	struct kernel_profile k;
+	struct scenario sc;
+	struct program prog;
+	struct sim_result res;
+	struct sim_config cfg;
+	char kname[64];
+	int64_t pages = 0;
+	int v, rc;
+
+	if (!point_kernel(pt, kname, sizeof(kname), err))
+		return MM_ENOENT;
+	if ((rc = machine_load(&m, pt->machine, 0, err)))
+		return rc;
+	if ((rc = profile_load(&kp, "kernels", kname, err)))
+		goto out_m;
+	if (pt->seed003 && e_fit > 0) {
+		struct prof_entry *e = profile_find(&kp, "costs", "fault_entry_exit");
+
+		if (!e) {
+			rc = mm_fail(err, MM_ENOENT, "%s has no [costs] fault_entry_exit", kname);
+			goto out_k;
+		}
+		set_num(e, e_fit);
+	}
+	if (ch && ch->factor > 0) {
+		struct prof_entry *e = profile_find(ch->machine ? &m.prof : &kp, ch->section, ch->key);
+
+		if (e)
+			set_num(e, e->num * ch->factor);
+		if (ch->machine && (rc = machine_rederive(&m, err)))
+			goto out_k;
+	}
+	if ((rc = kernel_profile_derive(&k, &kp, err)))
+		goto out_k;
+	if ((rc = scenario_load(&sc, pt->variant, &v, err)))
+		goto out_k;
+	if ((rc = scenario_compile(&sc, v, &k, &prog, err)))
+		goto out_s;
+	cfg = (struct sim_config){.topo = &m.topo,
+				  .hw = &m.hw,
+				  .kernel = &k,
+				  .prog = &prog,
+				  .mode = sc.mode,
+				  .ntasks = pt->tasks,
+				  .seed = o->seed,
+				  .ops_per_task = sc.work,
+				  .measure_events = (uint64_t)o->events};
+	if (!(rc = sim_run(&cfg, &res, err))) {
+		if (pt->seed003) {
+			if (kernel_batch(&k, "pages_per_populate", &pages) || pages <= 0 || sc.work <= 0)
+				rc = mm_fail(err, MM_EINVAL, "%s: seed 003 needs fixed work and pages_per_populate",
+					     pt->variant);
+			else
+				*value = res.makespan_s / ((double)sc.work * (double)pages);
+		} else {
+			*value = sc.work > 0 ? res.makespan_s : res.ops_per_s;
+		}
+	}
+	program_free(&prog);
+out_s:
+	scenario_free(&sc);
+out_k:
+	profile_free(&kp);
+out_m:
+	machine_free(&m);
+	return rc;
+}
+
+/*
+ * Seed 003's one fitted number: fault_entry_exit such that Read/POPULATE_READ
+ * at 4096 MiB is the published ratio.  POPULATE_READ takes no user fault, so
+ * only Read depends on it, and the ratio rises with it: bisection.
+ */
+static int fit_entry(const struct reproduce_opts *o, double target, double *e_fit, double *ratio, struct mm_error *err)
+{
+	double lo = 1, hi = 20000, pr, rd;
+	int rc;
+
+	if ((rc = simulate(&points[P_S3_POP_READ], NULL, 0, o, &pr, err)))
+		return rc;
+	for (int it = 0; it < 40 && hi - lo > 0.5; it++) {
+		double mid = 0.5 * (lo + hi);
+
+		if ((rc = simulate(&points[P_S3_READ], NULL, mid, o, &rd, err)))
+			return rc;
+		if (rd / pr < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*e_fit = 0.5 * (lo + hi);
+	if ((rc = simulate(&points[P_S3_READ], NULL, *e_fit, o, &rd, err)))
+		return rc;
+	*ratio = rd / pr;
+	if (*e_fit > 19999 || *e_fit < 2)
+		return mm_fail(err, MM_ERANGE, "seed 003: no fault_entry_exit in 1..20000 cycles gives ratio %.3f",
+			       target);
+	return 0;
+}
+
+/* ---- the published numbers ----------------------------------------------------------------- */
+
+/* Splits one CSV line in place (double quotes honoured); returns the field count. */
+static int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (n < max) {
+		if (*p == '"') {
+			char *q = ++p;
+
+			f[n++] = q;
+			while (*p && !(*p == '"' && p[1] != '"'))
+				p += *p == '"' ? 2 : 1;
+			if (*p)
+				*p++ = '\0';
+			if (*p == ',')
+				p++;
+			else
+				break;
+		} else {
+			f[n++] = p;
+			p = strchr(p, ',');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+	}
+	return n;
+}
+
+/* Copies the next line of *@cur into @buf (without its newline); 0 at the end of the text. */
+static int next_line(const char **cur, char *buf, size_t cap)
+{
+	const char *p = *cur, *nl;
+	size_t len;
+
+	if (!p || !*p)
+		return 0;
+	nl = strchr(p, '\n');
+	len = nl ? (size_t)(nl - p) : strlen(p);
+	*cur = nl ? nl + 1 : p + len;
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return 1;
+}
+
+/* The embedded reference CSV @name as a copy with its lines ('#' lines and the header skipped). */
+static char *reference_lines(const char *name, struct mm_error *err)
+{
+	const struct builtin_file *b = builtin_find("reference", name);
+	char *t;
+
+	if (!b) {
+		mm_fail(err, MM_ENOENT, "data/reference/%s.csv is not built in", name);
+		return NULL;
+	}
+	t = strdup(b->text);
+	if (!t)
+		mm_fail(err, MM_ENOMEM, "out of memory");
+	return t;
+}
+
+static double find_seed_value(const char *text, const char *id, char *unit, size_t cap)
+{
+	char line[2048], *f[16];
+
+	while (next_line(&text, line, sizeof(line)))
+		if (line[0] != '#' && csv_split(line, f, 16) >= 10 && !strcmp(f[0], id)) {
+			snprintf(unit, cap, "%s", f[9]);
+			return strtod(f[8], NULL);
+		}
+	return NAN;
+}
+
+/* ---- sensitivity ----------------------------------------------------------------------------- */
+
+/* Does scaling [costs] key of the kernel change the compiled program?  (Unused costs are skipped.) */
+static int cost_used(const struct point *pt, const char *key)
+{
+	struct mm_error err = {0};
+	struct profile kp;
+	struct kernel_profile k;
+	struct scenario sc;
+	struct program a, b;
+	char kname[64];
+	int v, used = 0;
+
+	if (!point_kernel(pt, kname, sizeof(kname), &err) || profile_load(&kp, "kernels", kname, &err))
+		return 0;
+	if (scenario_load(&sc, pt->variant, &v, &err)) {
+		profile_free(&kp);
+		return 0;
+	}
+	if (!kernel_profile_derive(&k, &kp, &err) && !scenario_compile(&sc, v, &k, &a, &err)) {
+		struct prof_entry *e = profile_find(&kp, "costs", key);
+
+		set_num(e, e->num * 2 + 1);
+		if (!kernel_profile_derive(&k, &kp, &err) && !scenario_compile(&sc, v, &k, &b, &err)) {
+			for (int i = 0; i < a.n && !used; i++)
+				used = a.insn[i].cycles != b.insn[i].cycles;
+			program_free(&b);
+		}
+		program_free(&a);
+	}
+	scenario_free(&sc);
+	profile_free(&kp);
+	return used;
+}
+
+/* Appends the 0.5x and 2x jobs of every unmeasured number point @p rests on. */
+static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_error *err)
+{
+	const struct point *pt = &points[p];
+	struct machine m;
+	struct profile kp;
+	char kname[64];
+	int rc;
+
+	if (!point_kernel(pt, kname, sizeof(kname), err))
+		return -1;
+	if ((rc = machine_load(&m, pt->machine, 0, err)))
+		return -1;
+	if ((rc = profile_load(&kp, "kernels", kname, err))) {
+		machine_free(&m);
+		return -1;
+	}
+	for (int src = 0; src < 2; src++) {
+		const struct profile *pr = src ? &kp : &m.prof;
+
+		for (int i = 0; i < pr->nentries; i++) {
+			const struct prof_entry *e = &pr->e[i];
+
+			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
+			    !strcmp(e->key, "jitter"))
+				continue;
+			if (src && (strcmp(e->section, "costs") || !cost_used(pt, e->key)))
+				continue;
+			for (int f = 0; f < 2 && n < cap; f++) {
+				struct job *j = &jobs[n++];
+
+				memset(j, 0, sizeof(*j));
+				j->point = p;
+				j->ch.machine = !src;
+				j->ch.factor = f ? 2.0 : 0.5;
+				snprintf(j->ch.section, sizeof(j->ch.section), "%s", e->section);
+				snprintf(j->ch.key, sizeof(j->ch.key), "%s", e->key);
+			}
+		}
+	}
+	profile_free(&kp);
+	machine_free(&m);
+	return n;
+}
+
+/* ---- the command ----------------------------------------------------------------------------- */
+
+/* Seed 003's published time for MAP_PRIVATE anonymous memory of @mib MiB and @method. */
+static double s3_value(const char *text, int mib, const char *method)
+{
+	char line[512], *f[8];
+
+	while (next_line(&text, line, sizeof(line)))
+		if (line[0] != '#' && csv_split(line, f, 8) == 5 && atoi(f[0]) == mib && !strcmp(f[1], "MAP_PRIVATE") &&
+		    !strcmp(f[2], "Anonymous") && !strcmp(f[3], method))
+			return strtod(f[4], NULL);
+	return NAN;
+}
+
+static int cmp_sens(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] < y[0]) - (x[0] > y[0]);
+}
+
+/* Per point: each unmeasured number at 0.5x and 2x, largest effect first; tiny ones on one line. */
+static void print_sensitivity(const struct job *jobs, int njobs, const double *base, int csv)
+{
+	if (!csv)
+		printf("\nsensitivity: each unmeasured number ([assumed] or [fitted]) a point rests on, at 0.5x and 2x "
+		       "(change of the prediction)\n");
+	for (int p = 0; p < NPOINTS; p++) {
+		double order[512][2];
+		int n = 0;
+		char small[2048] = "";
+
+		for (int j = NPOINTS; j + 1 < njobs && n < 512; j += 2)
+			if (jobs[j].point == p) {
+				double lo = 100.0 * (jobs[j].value - base[p]) / base[p];
+				double hi = 100.0 * (jobs[j + 1].value - base[p]) / base[p];
+
+				order[n][0] = isnan(lo) || isnan(hi) ? 1e9 : fmax(fabs(lo), fabs(hi));
+				order[n++][1] = j;
+			}
+		qsort(order, n, sizeof(order[0]), cmp_sens);
+		if (!csv)
+			printf("  %s on %s, %d task(s):\n", points[p].variant, points[p].machine, points[p].tasks);
+		for (int i = 0; i < n; i++) {
+			const struct job *j = &jobs[(int)order[i][1]];
+			double lo = 100.0 * (j->value - base[p]) / base[p];
+			double hi = 100.0 * (j[1].value - base[p]) / base[p];
+
+			if (isnan(j->value) || isnan(j[1].value)) {
+				if (!csv)
+					printf("    %-8s [%s] %-28s 0.5x or 2x outside its allowed range\n",
+					       j->ch.machine ? "machine" : "kernel", j->ch.section, j->ch.key);
+				continue;
+			}
+			if (csv)
+				printf("sensitivity,%s [%s] %s,%s,%s,%d,change_pct_at_0.5x_and_2x,%.1f,%.1f,,,\n",
+				       j->ch.machine ? "machine" : "kernel", j->ch.section, j->ch.key,
+				       points[p].variant, points[p].machine, points[p].tasks, lo, hi);
+			else if (order[i][0] >= 0.5)
+				printf("    %-8s [%s] %-28s 0.5x %+7.1f%%   2x %+7.1f%%\n",
+				       j->ch.machine ? "machine" : "kernel", j->ch.section, j->ch.key, lo, hi);
+			else
+				snprintf(small + strlen(small), sizeof(small) - strlen(small), "%s%s",
+					 small[0] ? ", " : "", j->ch.key);
+		}
+		if (!csv && small[0])
+			printf("    under 0.5%% either way: %s\n", small);
+	}
+}
+
+static const char *role_name(int fitted)
+{
+	return fitted ? "fitted" : "predicted";
+}
+
+int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
+{
+	double base[NPOINTS], e_fit = 0, fit_ratio = 0, s3_target;
+	char *seeds = NULL, *s3 = NULL;
+	struct job *jobs = NULL;
+	int njobs = 0, cap = 4096, rc = 0, csv = o->csv;
+
+	double rd4096 = NAN, prd4096 = NAN; /* seed 003's published pair the fit uses */
+	char line[512], *f[8], last_group[160] = "";
+
+	if (!(seeds = reference_lines("seed_measurements", err)) ||
+	    !(s3 = reference_lines("madv_populate_seed003", err))) {
+		rc = err->code ? err->code : MM_ENOENT;
+		goto out;
+	}
+	for (const char *cur = s3; next_line(&cur, line, sizeof(line));)
+		if (line[0] != '#' && csv_split(line, f, 8) == 5 && atoi(f[0]) == S3_FIT_MIB &&
+		    !strcmp(f[1], "MAP_PRIVATE") && !strcmp(f[2], "Anonymous")) {
+			if (!strcmp(f[3], "Read"))
+				rd4096 = strtod(f[4], NULL);
+			if (!strcmp(f[3], "POPULATE_READ"))
+				prd4096 = strtod(f[4], NULL);
+		}
+	if (!(rd4096 > 0) || !(prd4096 > 0)) {
+		rc = mm_fail(err, MM_EPARSE,
+			     "data/reference/madv_populate_seed003.csv: no %d MiB MAP_PRIVATE "
+			     "Anonymous Read and POPULATE_READ rows",
+			     S3_FIT_MIB);
+		goto out;
+	}
+	s3_target = rd4096 / prd4096;
+	fprintf(stderr, "mmsim: fitting seed 003's fault_entry_exit on the %d MiB Read/POPULATE_READ pair\n",
+		S3_FIT_MIB);
+	if ((rc = fit_entry(o, s3_target, &e_fit, &fit_ratio, err)))
+		goto out;
+
+	jobs = calloc(cap, sizeof(*jobs));
+	if (!jobs) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int p = 0; p < NPOINTS; p++)
+		jobs[njobs++] = (struct job){.point = p};
+	for (int p = 0; p < NPOINTS; p++)
+		if ((njobs = add_sens_jobs(p, jobs, njobs, cap, err)) < 0) {
+			rc = err->code ? err->code : MM_EINVAL;
+			goto out;
+		}
+	int done = 0;
+
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int j = 0; j < njobs; j++) {
+		jobs[j].rc = simulate(&points[jobs[j].point], jobs[j].ch.factor > 0 ? &jobs[j].ch : NULL, e_fit, o,
+				      &jobs[j].value, &jobs[j].err);
+#pragma omp critical(mmsim_reproduce_progress)
+		{
+			done++;
+			if (o->progress)
+				fprintf(stderr, "\rmmsim: %d/%d simulations%s", done, njobs, done == njobs ? "\n" : "");
+		}
+	}
+	for (int j = 0; j < njobs; j++)
+		if (jobs[j].rc && j >= NPOINTS && jobs[j].rc == MM_ERANGE)
+			jobs[j].value = NAN; /* that change makes the profile impossible (e.g. smt_factor < 1) */
+		else if (jobs[j].rc) {
+			rc = mm_fail(err, jobs[j].rc, "%s: %s", points[jobs[j].point].variant, jobs[j].err.msg);
+			goto out;
+		}
+	for (int p = 0; p < NPOINTS; p++)
+		base[p] = jobs[p].value;
+
+	/* seed_measurements.csv */
+	if (csv)
+		printf("source,id,variant,machine,tasks,metric,measured,predicted,error_pct,role,note\n");
+	else
+		printf("seeds 000/001/002/004 (data/reference/seed_measurements.csv): published number, mmsim's, "
+		       "error\n  %-22s %-27s %-15s %5s %12s %12s %8s  %-9s %s\n",
+		       "id", "variant", "machine", "tasks", "measured", "predicted", "error%", "role", "note");
+	for (size_t i = 0; i < sizeof(seed_rows) / sizeof(seed_rows[0]); i++) {
+		const struct point *pt = &points[seed_rows[i].point];
+		char unit[32] = "";
+		double meas = find_seed_value(seeds, seed_rows[i].id, unit, sizeof(unit)),
+		       pred = base[seed_rows[i].point];
+		double e = 100.0 * (pred - meas) / meas;
+
+		if (isnan(meas)) {
+			rc = mm_fail(err, MM_EPARSE, "data/reference/seed_measurements.csv: no row '%s'",
+				     seed_rows[i].id);
+			goto out;
+		}
+		if (csv)
+			printf("seed_measurements,%s,%s,%s,%d,%s,%.6g,%.6g,%.1f,%s,\"%s\"\n", seed_rows[i].id,
+			       pt->variant, pt->machine, pt->tasks, unit, meas, pred, e, role_name(seed_rows[i].fitted),
+			       seed_rows[i].note);
+		else
+			printf("  %-22s %-27s %-15s %5d %12.6g %12.6g %+8.1f  %-9s %s%s%s\n", seed_rows[i].id,
+			       pt->variant, pt->machine, pt->tasks, meas, pred, e, role_name(seed_rows[i].fitted), unit,
+			       seed_rows[i].note[0] ? "; " : "", seed_rows[i].note);
+	}
+
+	/* madv_populate_seed003.csv */
+	if (!csv)
+		printf(
+		    "\nseed 003 (data/reference/madv_populate_seed003.csv): one task, THP off, machine not published "
+		    "(generic profile;\n  absolute times are what-ifs, the ratios are the test). fault_entry_exit "
+		    "fitted on the %d MiB\n  Read/POPULATE_READ pair: %.0f cycles (ratio %.3f, published %.3f). "
+		    "Modelled kernel 6.8 (the RFC ran on 5.11/5.12).\n  %6s %-12s %-14s %-15s %10s %10s %8s  %s\n",
+		    S3_FIT_MIB, e_fit, fit_ratio, s3_target, "MiB", "mapping", "backing", "method", "meas_ms",
+		    "pred_ms", "error%", "role");
+	for (const char *cur = s3; next_line(&cur, line, sizeof(line));) {
+		int pi = -1;
+
+		if (line[0] == '#' || csv_split(line, f, 8) != 5 || !(atoi(f[0]) > 0))
+			continue;
+		if (!strcmp(f[1], "MAP_PRIVATE") && !strcmp(f[2], "Anonymous"))
+			for (size_t k = 0; k < sizeof(s3_methods) / sizeof(s3_methods[0]); k++)
+				if (!strcmp(f[3], s3_methods[k].method))
+					pi = s3_methods[k].point;
+		double meas = strtod(f[4], NULL), mib = strtod(f[0], NULL);
+
+		if (pi < 0) {
+			const char *why = strcmp(f[1], "MAP_PRIVATE") || strcmp(f[2], "Anonymous")
+					      ? "shared mapping or memfd (shmem, hugetlb) backing"
+					      : "read then write fault (COW of the zero page)";
+			char group[160];
+
+			if (csv) {
+				printf("madv_populate_seed003,%s/%s/%s/%s,,generic,1,ms,%.6g,,,not modelled,\"%s\"\n",
+				       f[0], f[1], f[2], f[3], meas, why);
+				continue;
+			}
+			/* the numbers mmsim does not model: one line per size, mapping and backing */
+			snprintf(group, sizeof(group), "%s MiB %s %s", f[0], f[1], f[2]);
+			if (strcmp(group, last_group))
+				printf("%s  %6s %-12s %-14s not modelled (%s):", last_group[0] ? "\n" : "", f[0], f[1],
+				       f[2], why);
+			snprintf(last_group, sizeof(last_group), "%s", group);
+			printf(" %s %.3f", f[3], meas);
+			continue;
+		}
+		if (last_group[0]) {
+			printf("\n");
+			last_group[0] = '\0';
+		}
+		double pred = base[pi] * mib * 1024 * 1024 / 4096 * 1e3, e = 100.0 * (pred - meas) / meas;
+		int fitted = mib == S3_FIT_MIB && (pi == P_S3_READ || pi == P_S3_POP_READ) && strcmp(f[3], "POPULATE");
+
+		if (csv)
+			printf("madv_populate_seed003,%s/%s/%s/%s,%s,generic,1,ms,%.6g,%.6g,%.1f,%s,\"%s\"\n", f[0],
+			       f[1], f[2], f[3], points[pi].variant, meas, pred, e, fitted ? "fitted" : "predicted",
+			       fitted ? "the pair fault_entry_exit was fitted on" : "");
+		else
+			printf("  %6s %-12s %-14s %-15s %10.3f %10.3f %+8.1f  %s\n", f[0], f[1], f[2], f[3], meas, pred,
+			       e, fitted ? "fitted (the pair of the fit)" : "predicted (absolute: machine unknown)");
+	}
+	if (last_group[0])
+		printf("\n");
+	/* the bars: ratios, which do not depend on the machine's unknown speed as much */
+	{
+		static const struct {
+			const char *num, *den;
+			int pn, pd;
+		} ratios[] = {{"Read", "POPULATE_READ", P_S3_READ, P_S3_POP_READ},
+			      {"Write", "POPULATE_WRITE", P_S3_WRITE, P_S3_POP_WRITE}};
+		static const int sizes[] = {2, 128, 4096};
+
+		if (!csv)
+			printf("\n  seed 003 ratios (the model's per-page times do not depend on the size):\n"
+			       "  %-28s %6s %9s %9s %8s  %s\n",
+			       "ratio", "MiB", "measured", "predicted", "error%", "role");
+		for (int r = 0; r < 2; r++)
+			for (int z = 0; z < 3; z++) {
+				double mn = s3_value(s3, sizes[z], ratios[r].num),
+				       md = s3_value(s3, sizes[z], ratios[r].den);
+				double meas = mn / md, pred = base[ratios[r].pn] / base[ratios[r].pd];
+				int fitted = !r && sizes[z] == S3_FIT_MIB;
+				char name[64];
+
+				snprintf(name, sizeof(name), "%s/%s", ratios[r].num, ratios[r].den);
+				if (csv)
+					printf("seed003_ratio,%d/%s,%s/%s,generic,1,ratio,%.6g,%.6g,%.1f,%s,\"\"\n",
+					       sizes[z], name, points[ratios[r].pn].variant,
+					       points[ratios[r].pd].variant, meas, pred, 100.0 * (pred - meas) / meas,
+					       fitted ? "fitted" : "predicted");
+				else
+					printf("  %-28s %6d %9.3f %9.3f %+8.1f  %s\n", name, sizes[z], meas, pred,
+					       100.0 * (pred - meas) / meas, fitted ? "fitted" : "predicted");
+			}
+	}
+	print_sensitivity(jobs, njobs, base, csv);
+out:
+	free(jobs);
+	free(seeds);
+	free(s3);
+	return rc;
+}
