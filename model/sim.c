@@ -34,6 +34,7 @@ struct sim_task {
 	double ps_per_cycle;
 	int access_done; /* the blocking access being retried has completed */
 	int ps_line;	 /* line of the store in flight (posted), -1 */
+	int pf_line;	 /* line of the prefetchw in flight, -1 */
 	lk_apply_fn ps_apply;
 	struct lock_inst *ps_lk;
 	int ps_arg;
@@ -224,18 +225,22 @@ static struct lock_inst *lock_of(const struct sim *s, const struct sim_task *t, 
 
 /* ---- lines -------------------------------------------------------------- */
 
+/* Each task has three request slots: a blocking access, a posted store, a prefetch. */
+enum { RQ_ACCESS = 0, RQ_STORE, RQ_PREFETCH, RQ_SLOTS };
+#define RQ(task, slot) (RQ_SLOTS * (task) + (slot))
+
 static void service(struct sim *s, int li);
 
 /* A spinner re-reads the line it was spinning on. */
 static void refetch(struct sim *s, struct sim_task *st, int li)
 {
-	struct coh_req *r = &s->req[2 * st->id];
+	struct coh_req *r = &s->req[RQ(st->id, RQ_ACCESS)];
 
 	r->task = st->id;
 	r->cpu = st->cpu;
 	r->op = COH_LOAD;
 	r->extra_ps = 0;
-	if (coh_enqueue(&s->line[li].c, s->req, 2 * st->id) && !s->failed)
+	if (coh_enqueue(&s->line[li].c, s->req, RQ(st->id, RQ_ACCESS)) && !s->failed)
 		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
 }
 
@@ -275,7 +280,7 @@ static void service(struct sim *s, int li)
 
 	if (l->c.busy || !l->c.qlen)
 		return;
-	n = coh_pick(&s->coh, &l->c, s->req, s->picked, 2 * s->ntasks);
+	n = coh_pick(&s->coh, &l->c, s->req, s->picked, RQ_SLOTS * s->ntasks);
 	/* costs against the state before the grant, then the new state */
 	for (int i = 0; i < n; i++) {
 		struct coh_req *r = &s->req[s->picked[i]];
@@ -332,8 +337,9 @@ static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 			t->delay += s->atomic_ps;
 		return 1;
 	}
-	/* the store buffer drains before a locked operation or a load of its line */
-	if (t->ps_line >= 0 && (op != COH_LOAD || t->ps_line == li))
+	/* the store buffer drains before a locked operation or a load of its line; an access to the
+	 * line of a prefetchw in flight waits for it (and gains from it), others do not */
+	if ((t->ps_line >= 0 && (op != COH_LOAD || t->ps_line == li)) || t->pf_line == li)
 		return wait_store(s, t);
 	if (l->private_task == t->id) {
 		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
@@ -349,12 +355,12 @@ static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 		t->delay += hit_cost(s, op);
 		return 1;
 	}
-	r = &s->req[2 * t->id];
+	r = &s->req[RQ(t->id, RQ_ACCESS)];
 	r->task = t->id;
 	r->cpu = t->cpu;
 	r->op = op;
 	r->extra_ps = 0;
-	if (coh_enqueue(&l->c, s->req, 2 * t->id)) {
+	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_ACCESS))) {
 		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
 		return 0;
 	}
@@ -369,7 +375,7 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 	struct sim_line *l = &s->line[li];
 	struct coh_req *r;
 
-	if (t->ps_line >= 0)
+	if (t->ps_line >= 0 || t->pf_line == li)
 		return wait_store(s, t);
 	if (l->private_task == t->id || (t->delay == 0 && coh_holds(&s->coh, &l->c, t->cpu, op))) {
 		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
@@ -383,7 +389,7 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 		schedule_resume(s, t);
 		return 0;
 	}
-	r = &s->req[2 * t->id + 1];
+	r = &s->req[RQ(t->id, RQ_STORE)];
 	r->task = t->id;
 	r->cpu = t->cpu;
 	r->op = op;
@@ -392,13 +398,41 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 	t->ps_apply = apply;
 	t->ps_lk = lk;
 	t->ps_arg = arg;
-	if (coh_enqueue(&l->c, s->req, 2 * t->id + 1)) {
+	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_STORE))) {
 		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
 		return 0;
 	}
 	service(s, li);
 	t->delay += s->hit_ps;
 	return 1;
+}
+
+/*
+ * prefetchw: asks for the line in exclusive state and goes on; nothing waits for it but a later
+ * access to the same line.  One in flight per task: a second is dropped, as a hint may be.
+ */
+static void do_prefetch(struct sim *s, struct sim_task *t, int li)
+{
+	struct sim_line *l = &s->line[li];
+	struct coh_req *r;
+
+	if (t->pf_line >= 0 || t->ps_line == li || coh_holds(&s->coh, &l->c, t->cpu, COH_PREFETCHW))
+		return;
+	if (l->private_task == t->id) {
+		coh_apply(&s->coh, &l->c, t->cpu, COH_PREFETCHW);
+		return;
+	}
+	r = &s->req[RQ(t->id, RQ_PREFETCH)];
+	r->task = t->id;
+	r->cpu = t->cpu;
+	r->op = COH_PREFETCHW;
+	r->extra_ps = 0;
+	t->pf_line = li;
+	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_PREFETCH))) {
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+		return;
+	}
+	service(s, li);
 }
 
 /* ---- primitives for lock designs (lock.h) ------------------------------- */
@@ -832,9 +866,13 @@ static void run_task(struct sim *s, struct sim_task *t)
 			advance(s, t);
 			break;
 		case SA_STORE:
-		case SA_PREFETCHW:
 			if (!do_store(s, t, field_line(s, t, in), act_op[in->act], NULL, NULL, 0))
 				return;
+			advance(s, t);
+			break;
+		case SA_PREFETCHW:
+			do_prefetch(s, t, field_line(s, t, in));
+			t->delay += s->hit_ps;
 			advance(s, t);
 			break;
 		case SA_MEMORY:
@@ -881,9 +919,17 @@ static void run_task(struct sim *s, struct sim_task *t)
 
 static void on_grant(struct sim *s, int ridx)
 {
-	struct sim_task *t = &s->task[ridx / 2];
+	struct sim_task *t = &s->task[ridx / RQ_SLOTS];
 
-	if (ridx & 1) { /* a posted store performed */
+	if (ridx % RQ_SLOTS == RQ_PREFETCH) { /* the line is here; a task waiting for it goes on */
+		t->pf_line = -1;
+		if (t->state == T_WAIT_STORE) {
+			t->state = T_RUN;
+			run_task(s, t);
+		}
+		return;
+	}
+	if (ridx % RQ_SLOTS == RQ_STORE) { /* a posted store performed */
 		lk_apply_fn apply = t->ps_apply;
 
 		t->ps_line = -1;
@@ -1052,6 +1098,7 @@ static int setup(struct sim *s)
 		t->node = topo->cpu[cpus[i]].numa;
 		t->bw_on = 1;
 		t->ps_line = -1;
+		t->pf_line = -1;
 		t->spin_line = -1;
 		/* a busy sibling hardware thread stretches the work */
 		t->ps_per_cycle = 1000.0 / ghz * (core_used[core] > 1 ? cfg->hw->smt_factor : 1.0);
@@ -1098,8 +1145,8 @@ static int setup(struct sim *s)
 	nw = s->coh.nwords;
 	s->line = calloc(s->nlines, sizeof(*s->line));
 	s->bits = calloc((size_t)s->nlines * nw, sizeof(uint64_t));
-	s->req = calloc(2 * s->ntasks, sizeof(*s->req));
-	s->picked = calloc(2 * s->ntasks, sizeof(int32_t));
+	s->req = calloc(RQ_SLOTS * s->ntasks, sizeof(*s->req));
+	s->picked = calloc(RQ_SLOTS * s->ntasks, sizeof(int32_t));
 	if (!s->line || !s->bits || !s->req || !s->picked) {
 		rc = mm_fail(s->err, MM_ENOMEM, "out of memory for %d cache lines", s->nlines);
 		goto out;
