@@ -98,6 +98,9 @@ void lk_spin_deadline(struct sim *s, struct sim_task *t, int line, sim_time_t de
  * it before sleeping (spurious wake-ups are harmless). */
 void lk_sleep(struct sim *s, struct sim_task *t);
 void lk_wake(struct sim *s, int task);
+/* The @nth (from 0) task of one wake_up_q() by @waker: the waker pays one try_to_wake_up per
+ * task after the first ([cpu] wake_step_ns), and the task starts that much later. */
+void lk_wake_nth(struct sim *s, struct sim_task *waker, int task, int nth);
 /* Spend @ps on the CPU (e.g. cpu_relax). */
 void lk_delay(struct sim *s, struct sim_task *t, sim_time_t ps);
 int lk_task_on_cpu(const struct sim *s, int task);

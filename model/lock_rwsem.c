@@ -53,7 +53,7 @@ static void wq_remove(struct lock_inst *lk, int task)
 
 /* rwsem_mark_wake(): called with wait_lock held.  After a downgrade
  * (RWSEM_WAKE_READ_OWNED) a writer at the head is left asleep. */
-static void mark_wake(struct sim *s, struct lock_inst *lk, int read_owned)
+static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, int read_owned)
 {
 	int mode, first = lk_wq_first(lk, &mode);
 
@@ -80,7 +80,7 @@ static void mark_wake(struct sim *s, struct lock_inst *lk, int read_owned)
 		lk->version++;
 		lk_state_of(s, r)->granted = 1;
 		lk_count_stat(s, lk, LKS_WAKE);
-		lk_wake(s, r);
+		lk_wake_nth(s, t, r, n); /* wake_up_q(): one try_to_wake_up after the other */
 	}
 }
 
@@ -400,7 +400,7 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 		case P_WAKE_WL: /* rwsem_wake */
 			if (!lk_access(s, t, own, COH_RMW))
 				return LK_WAIT;
-			mark_wake(s, lk, st->what == LK_DOWNGRADE);
+			mark_wake(s, t, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:

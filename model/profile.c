@@ -434,7 +434,7 @@ static const char *const hw_keys[][12] = {
     {"latency", "self", "smt", "l3", "package", "remote", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
-    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", 0},
+    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", 0},
 };
 
 static int check_hw_keys(const struct profile *p, struct mm_error *err)
@@ -541,6 +541,11 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	if (profile_find(p, "cpu", "ipi_ns") && (rc = need_num(p, "cpu", "ipi_ns", 0, 1e6, &v, err)))
 		return rc;
 	hw->ipi_ps = ns_to_ps(v);
+	/* optional: each further task one wake_up_q() wakes costs the waker this (try_to_wake_up) */
+	v = 300;
+	if (profile_find(p, "cpu", "wake_step_ns") && (rc = need_num(p, "cpu", "wake_step_ns", 0, 1e6, &v, err)))
+		return rc;
+	hw->wake_step_ps = ns_to_ps(v);
 
 	/* [frequency] ACTIVE_CORES = GHZ, in increasing order of cores */
 	for (int i = 0; i < p->nentries; i++) {

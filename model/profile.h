@@ -85,6 +85,7 @@ struct hw_profile {
 	int64_t pause_ps;	      /* cpu_relax(): reaction delay of a spinner after an invalidation */
 	int64_t wakeup_ps;	      /* from wake_up_process() to the woken task running */
 	int64_t ipi_ps;		      /* IPI round trip: send, remote handler entry, acknowledgement */
+	int64_t wake_step_ps;	      /* waker's cost per further task of one wake_up_q() */
 	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
 };
 

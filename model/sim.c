@@ -478,7 +478,13 @@ void lk_sleep(struct sim *s, struct sim_task *t)
 
 void lk_wake(struct sim *s, int task)
 {
+	lk_wake_nth(s, NULL, task, 0);
+}
+
+void lk_wake_nth(struct sim *s, struct sim_task *waker, int task, int nth)
+{
 	struct sim_task *t = &s->task[task];
+	sim_time_t step = nth > 0 ? s->cfg->hw->wake_step_ps : 0;
 
 	/* not asleep yet: it sees its design's flag before it would sleep.  Scheduling a
 	 * wake-up anyway could end a later, unrelated sleep early. */
@@ -487,7 +493,9 @@ void lk_wake(struct sim *s, int task)
 	t->wake_pending = 1;
 	sim_time_t at = s->eng.now > t->sleep_since ? s->eng.now : t->sleep_since;
 
-	schedule(s, at + s->wakeup_ps, EV_WAKE, task, 0);
+	if (waker)
+		waker->delay += step;
+	schedule(s, at + s->wakeup_ps + (sim_time_t)nth * step, EV_WAKE, task, 0);
 }
 
 void lk_delay(struct sim *s, struct sim_task *t, sim_time_t ps)

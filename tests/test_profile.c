@@ -433,8 +433,8 @@ static const struct bad bad_cases[] = {
     {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14: ",
      "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote memory_local memory_remote "
      "atomic)"},
-    {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE,
-     "t.conf:26: ", "unknown key 'pause' in [cpu] (expected one of: smt_factor pause_ns wakeup_ns jitter ipi_ns)"},
+    {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26: ",
+     "unknown key 'pause' in [cpu] (expected one of: smt_factor pause_ns wakeup_ns jitter ipi_ns wake_step_ns)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
      "t.conf:7: ", "[latency] smt = 'fast': expected a number"},
