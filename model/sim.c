@@ -23,6 +23,7 @@ struct sim_line {
 	int private_task; /* >= 0: no other task ever touches it */
 	int spin_head;	  /* first task spinning on it, -1 */
 	int stat;	  /* line-name statistics slot */
+	int64_t busy_ps;  /* time it spent serving grants that moved it (grants to several readers overlap) */
 };
 
 #define LOOP_DEPTH 16
@@ -105,7 +106,7 @@ struct sim {
 	double *step_sleep; /* per step: time asleep in it, in the window */
 	double *bw_sum;	    /* per node: streaming fractions of its awake tasks */
 	double *bw_bytes;   /* per node: bytes streamed in the window */
-	double *line_t0;    /* per line: transfer time at the window's start */
+	double *line_t0;    /* per line: busy time at the window's start */
 	struct mm_error *err;
 	struct sim_result *res;
 };
@@ -276,7 +277,7 @@ static void service(struct sim *s, int li)
 {
 	struct sim_line *l = &s->line[li];
 	sim_time_t now = s->eng.now, longest = 0;
-	int n;
+	int n, moved = 0;
 
 	if (l->c.busy || !l->c.qlen)
 		return;
@@ -295,6 +296,7 @@ static void service(struct sim *s, int li)
 		if (!coh_holds(&s->coh, &l->c, r->cpu, r->op)) {
 			l->c.transfers++;
 			l->c.transfer_ps += c;
+			moved = 1;
 		}
 		coh_apply(&s->coh, &l->c, r->cpu, r->op);
 		if (coh_exclusive(r->op) && l->spin_head >= 0)
@@ -308,6 +310,8 @@ static void service(struct sim *s, int li)
 			longest = c;
 	}
 	l->c.busy = 1;
+	if (moved)
+		l->busy_ps += longest;
 	schedule(s, now + longest, EV_LINE_FREE, li, 0);
 }
 
@@ -1326,7 +1330,7 @@ static void window_stats(struct sim *s, sim_time_t t1)
 	}
 	for (int li = 0; li < s->nlines; li++) {
 		const struct sim_line *l = &s->line[li];
-		double busy = ((double)l->c.transfer_ps - s->line_t0[li]) / 1000.0;
+		double busy = ((double)l->busy_ps - s->line_t0[li]) / 1000.0;
 
 		if (l->stat >= 0 && busy > res->lines[l->stat].window_busy_ns)
 			res->lines[l->stat].window_busy_ns = busy;
@@ -1433,7 +1437,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			s.measuring = 1;
 			o0 = s.ops_done;
 			for (int li = 0; li < s.nlines; li++)
-				s.line_t0[li] = (double)s.line[li].c.transfer_ps;
+				s.line_t0[li] = (double)s.line[li].busy_ps;
 		} else if (measuring && s.eng.now > t0) {
 			/* events, or the private steps interpreted between them, whichever
 			 * is the work: a scenario of private steps makes few events.  The
