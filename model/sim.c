@@ -232,17 +232,26 @@ enum { RQ_ACCESS = 0, RQ_STORE, RQ_PREFETCH, RQ_SLOTS };
 
 static void service(struct sim *s, int li);
 
+/* Queues @t's request for line @li in @slot; 0, or -1 (s->failed set) when out of memory. */
+static int enqueue(struct sim *s, const struct sim_task *t, int li, int slot, int op)
+{
+	struct coh_req *r = &s->req[RQ(t->id, slot)];
+
+	r->task = t->id;
+	r->cpu = t->cpu;
+	r->op = op;
+	r->extra_ps = 0;
+	if (!coh_enqueue(&s->line[li].c, s->req, RQ(t->id, slot)))
+		return 0;
+	if (!s->failed)
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+	return -1;
+}
+
 /* A spinner re-reads the line it was spinning on. */
 static void refetch(struct sim *s, struct sim_task *st, int li)
 {
-	struct coh_req *r = &s->req[RQ(st->id, RQ_ACCESS)];
-
-	r->task = st->id;
-	r->cpu = st->cpu;
-	r->op = COH_LOAD;
-	r->extra_ps = 0;
-	if (coh_enqueue(&s->line[li].c, s->req, RQ(st->id, RQ_ACCESS)) && !s->failed)
-		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+	enqueue(s, st, li, RQ_ACCESS, COH_LOAD);
 }
 
 static void invalidate_spinners(struct sim *s, struct sim_line *l, int except_task)
@@ -333,7 +342,6 @@ static int wait_store(struct sim *s, struct sim_task *t)
 static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 {
 	struct sim_line *l = &s->line[li];
-	struct coh_req *r;
 
 	if (t->access_done) {
 		t->access_done = 0;
@@ -359,15 +367,8 @@ static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 		t->delay += hit_cost(s, op);
 		return 1;
 	}
-	r = &s->req[RQ(t->id, RQ_ACCESS)];
-	r->task = t->id;
-	r->cpu = t->cpu;
-	r->op = op;
-	r->extra_ps = 0;
-	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_ACCESS))) {
-		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+	if (enqueue(s, t, li, RQ_ACCESS, op))
 		return 0;
-	}
 	t->state = T_WAIT_LINE;
 	service(s, li);
 	return 0;
@@ -377,7 +378,6 @@ static int do_access(struct sim *s, struct sim_task *t, int li, int op)
 static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_fn apply, struct lock_inst *lk, int arg)
 {
 	struct sim_line *l = &s->line[li];
-	struct coh_req *r;
 
 	if (t->ps_line >= 0 || t->pf_line == li)
 		return wait_store(s, t);
@@ -393,19 +393,12 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 		schedule_resume(s, t);
 		return 0;
 	}
-	r = &s->req[RQ(t->id, RQ_STORE)];
-	r->task = t->id;
-	r->cpu = t->cpu;
-	r->op = op;
-	r->extra_ps = 0;
 	t->ps_line = li;
 	t->ps_apply = apply;
 	t->ps_lk = lk;
 	t->ps_arg = arg;
-	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_STORE))) {
-		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
+	if (enqueue(s, t, li, RQ_STORE, op))
 		return 0;
-	}
 	service(s, li);
 	t->delay += s->hit_ps;
 	return 1;
@@ -418,7 +411,6 @@ static int do_store(struct sim *s, struct sim_task *t, int li, int op, lk_apply_
 static void do_prefetch(struct sim *s, struct sim_task *t, int li)
 {
 	struct sim_line *l = &s->line[li];
-	struct coh_req *r;
 
 	if (t->pf_line >= 0 || t->ps_line == li || coh_holds(&s->coh, &l->c, t->cpu, COH_PREFETCHW))
 		return;
@@ -426,17 +418,9 @@ static void do_prefetch(struct sim *s, struct sim_task *t, int li)
 		coh_apply(&s->coh, &l->c, t->cpu, COH_PREFETCHW);
 		return;
 	}
-	r = &s->req[RQ(t->id, RQ_PREFETCH)];
-	r->task = t->id;
-	r->cpu = t->cpu;
-	r->op = COH_PREFETCHW;
-	r->extra_ps = 0;
 	t->pf_line = li;
-	if (coh_enqueue(&l->c, s->req, RQ(t->id, RQ_PREFETCH))) {
-		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for line queues");
-		return;
-	}
-	service(s, li);
+	if (!enqueue(s, t, li, RQ_PREFETCH, COH_PREFETCHW))
+		service(s, li);
 }
 
 /* ---- primitives for lock designs (lock.h) ------------------------------- */
