@@ -49,6 +49,7 @@ struct lock_inst {
 	int nreaders;
 	int pending;	  /* qspinlock pending waiter, -1 */
 	int handoff;	  /* rwsem RWSEM_FLAG_HANDOFF */
+	int wl_holder;	  /* rwsem wait_lock holder task, -1 */
 	uint64_t version; /* bumps at every change of the count word (cmpxchg failures) */
 	int64_t next_ticket, serving;
 	/* FIFO of waiting tasks: rwsem wait_list, qspinlock MCS queue */

@@ -9,8 +9,9 @@
  *   6.x  - as 5.11 without reader spinning.
  * line[0] holds count, line[1] owner, osq and wait_lock (the kernel layout
  * decides whether they are one line).  Simplifications, stated:
- *   - wait_lock is modelled as one RMW to take it and one store to drop it,
- *     without modelling its own contention;
+ *   - wait_lock (a raw spinlock) is taken by an RMW on its line and dropped
+ *     by a store; a task that finds it held spins on the line and retries
+ *     (test-and-set rather than the MCS queue of a qspinlock);
  *   - a wake-up grants the lock to the leading readers of the queue
  *     (rwsem_mark_wake); a woken writer retries and may lose to a spinner;
  *   - writers spin on the count line; each spin round also reads owner.
@@ -27,6 +28,25 @@ enum { M_READ = 1, M_WRITE = 2 };
 
 static void nothing(struct sim *s, struct lock_inst *lk, int task, int arg)
 {
+}
+
+static void wl_drop(struct sim *s, struct lock_inst *lk, int task, int arg)
+{
+	lk->wl_holder = -1;
+}
+
+/* raw_spin_lock(&sem->wait_lock), after the RMW on its line: 1 when taken, 0 to spin. */
+static int wl_take(struct sim *s, struct sim_task *t, struct lock_inst *lk, int line)
+{
+	const int me = lk_task_id(t);
+
+	if (lk->wl_holder >= 0 && lk->wl_holder != me) {
+		lk_count_stat(s, lk, LKS_SPIN);
+		lk_spin(s, t, line);
+		return 0;
+	}
+	lk->wl_holder = me;
+	return 1;
 }
 
 static void osq_go(struct sim *s, struct lock_inst *lk, int task, int next)
@@ -180,7 +200,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = lk->holder < 0 && !lk->handoff ? P_START : P_QUEUE;
 			break;
 		case P_QUEUE: /* raw_spin_lock_irq(&sem->wait_lock) */
-			if (!lk_access(s, t, own, COH_RMW))
+			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			if (!lk->wq_len && (rd ? lk->holder < 0 : can_write(lk, me))) {
 				if (rd)
@@ -203,7 +223,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_DROP_WL;
 			break;
 		case P_DROP_WL:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_SLEEP;
 			break;
@@ -219,7 +239,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_WR_RETRY;
 			break;
 		case P_TAKEN_WL:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
@@ -303,7 +323,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_QUEUE;
 			break;
 		case P_WR_RETRY: /* woken writer: rwsem_try_write_lock under wait_lock */
-			if (!lk_access(s, t, own, COH_RMW))
+			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			if (can_write(lk, me)) {
 				if (lk->handoff && lk_wq_first(lk, NULL) == me) {
@@ -322,12 +342,12 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_WR_RETRY_DROP;
 			break;
 		case P_WR_RETRY_DROP:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_SLEEP;
 			break;
 		case P_WR_RETRY_GOT:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
@@ -398,13 +418,13 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
 			break;
 		case P_WAKE_WL: /* rwsem_wake */
-			if (!lk_access(s, t, own, COH_RMW))
+			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			mark_wake(s, t, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
 			break;

@@ -1219,6 +1219,7 @@ static int setup(struct sim *s)
 				lk->line[1] = g2->base + inst * g2->count + k;
 				lk->holder = -1;
 				lk->pending = -1;
+				lk->wl_holder = -1;
 				lk->era = !strcmp(cfg->kernel->rwsem_era, "3.x")    ? 3
 					  : !strcmp(cfg->kernel->rwsem_era, "5.11") ? 5
 										    : 6;
