@@ -148,7 +148,8 @@ void program_free(struct program *p);
 struct op_counts {
 	double faults;		      /* visits of asm_exc_page_fault (page_fault before 5.8) */
 	double lock_read, lock_write; /* acquisitions of the lock asked for, trylocks included */
-	double lock_blocking;	      /* of which through lock (not trylock): what mmap_lock_start_locking counts */
+	double lock_blocking;	      /* of which through lock (not trylock); mmap_lock_start_locking fires for
+				       * both: mmap_read_trylock calls it too (include/linux/mmap_lock.h) */
 	double ipis;		      /* TLB-shootdown steps (each IPIs every other CPU of the mm) */
 	double bytes;		      /* streamed to or from DRAM */
 };

@@ -9,6 +9,7 @@
 #include "explain.h"
 #include "report.h"
 #include "reproduce.h"
+#include "validate.h"
 #include "scenario.h"
 #include "sweep.h"
 
@@ -48,6 +49,7 @@ struct opts {
 	long long events;
 	const char *measured;
 	const char *fit_tasks;
+	const char *duration, *warmup, *out; /* validate */
 	int help, version;
 };
 
@@ -68,7 +70,7 @@ static const struct opt_def opt_table[] = {
      "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine"},
     {"scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
      "scenarios or variants to predict (mmsim list), or scenario files"},
-    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic", "hardware profile"},
+    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic; validate: local", "hardware profile"},
     {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
     {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
     {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
@@ -86,6 +88,9 @@ static const struct opt_def opt_table[] = {
      "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
     {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none",
      "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors)"},
+    {"duration", O_STR, OFF(duration), "S", "5", "validate: seconds each benchmark point is measured"},
+    {"warmup", O_STR, OFF(warmup), "S", "1", "validate: seconds of warm-up before each point, discarded"},
+    {"out", O_STR, OFF(out), "DIR", "validate-out", "validate: where the measured CSV and the plot go"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -101,6 +106,7 @@ static const struct command {
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
     {"reproduce", "'reproduce seeds': every published seed number beside mmsim's prediction, fitted or predicted"},
+    {"validate", "run the real benchmark here (validate/wis_*), compare, and check its event counts"},
 };
 
 static void usage(FILE *f)
@@ -108,7 +114,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
 		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
 		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
-		   "       mmsim reproduce seeds [--format table|csv]\n\n");
+		   "       mmsim reproduce seeds [--format table|csv]\n"
+		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -938,6 +945,50 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 	return 0;
 }
 
+/* mmsim validate: the benchmark runs into a CSV, which then goes through compare, with a plot. */
+static int cmd_validate(const struct opts *o, const char *cmdline)
+{
+	struct validate_req req = {.variant = o->scenario,
+				   .tasks = o->tasks,
+				   .mode = o->mode,
+				   .kernel = o->kernel,
+				   .duration = o->duration ? o->duration : "5",
+				   .warmup = o->warmup ? o->warmup : "1",
+				   .out_dir = o->out ? o->out : "validate-out",
+				   .command = cmdline};
+	struct validate_run *vr = calloc(1, sizeof(*vr));
+	struct mm_error err = {0};
+	struct opts c = *o;
+	int rc, mismatches = 0;
+
+	if (!vr)
+		return die(1, "out of memory");
+	if (o->measured || o->plot || o->fit_tasks || o->sensitivity) {
+		free(vr);
+		return die(2, "validate measures its own CSV and writes its own plot (no --measured, --plot, "
+			      "--fit-tasks or --sensitivity)");
+	}
+	if ((rc = validate_measure(&req, vr, &err))) {
+		free(vr);
+		return die(rc == MM_EINVAL ? 2 : 1, "%s", err.msg);
+	}
+	if (vr->skipped) {
+		printf("skipped: %s\n", vr->skip_reason);
+		free(vr);
+		return VALIDATE_EXIT_SKIPPED;
+	}
+	validate_print_header(stdout, &req, vr);
+	c.measured = vr->csv;
+	c.plot = vr->png;
+	c.mode = vr->mode;
+	c.tasks = NULL;
+	rc = cmd_run(&c, cmdline, 1);
+	if (!rc && (rc = validate_print_counts(stdout, &req, vr, &mismatches, &err)))
+		rc = die(1, "%s", err.msg);
+	free(vr);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
@@ -956,6 +1007,8 @@ int main(int argc, char **argv)
 			first = 3;
 		}
 	}
+	if (!strcmp(cmd, "validate"))
+		o.machine = "local"; /* this machine: the benchmark runs here */
 	if ((rc = parse_opts(argc - first, argv + first, &o)))
 		return rc;
 	if (o.help) {
@@ -978,6 +1031,10 @@ int main(int argc, char **argv)
 		return cmd_run(&o, cmdline, 2);
 	if (!strcmp(cmd, "reproduce"))
 		return cmd_reproduce(&o, reproduce_what);
-	return die(
-	    2, "unknown command '%s' (expected run, list, show, compare, explain or reproduce; see mmsim --help)", cmd);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(&o, cmdline);
+	return die(2,
+		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce or validate; see "
+		   "mmsim --help)",
+		   cmd);
 }

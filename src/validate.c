@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim validate: the real benchmark of a variant, run here, beside its
+ * prediction.  The benchmark (validate/wis_*, validate/README.md) writes
+ * will-it-scale's CSV with '#' metadata and, with --counts, '#counts'
+ * lines of per-operation event counts from the kernel's tracepoints;
+ * main.c then compares it as mmsim compare does, and this file sets the
+ * measured counts beside the scenario's own (explain.c's op_counts()).
+ */
+#include "validate.h"
+#include "scenario.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exit codes of the benchmarks (validate/README.md). */
+enum { WIS_OK = 0, WIS_REFUSED = 2, WIS_TIME_LIMIT = 3, WIS_SKIPPED = 77 };
+
+/*
+ * Which benchmark mirrors a variant: the variant's name (less a "_nothp" suffix, which means
+ * --thp off) is KEY or starts with KEY followed by '_'.  One line per benchmark family.
+ */
+static const struct bench_map {
+	const char *key;
+	const char *bench;
+	const char *method; /* wis_populate --method; also gets --thp */
+	const char *note;   /* what the counted run holds that the scenario's operation does not */
+} bench_map[] = {
+    {"page_fault1", "wis_page_fault1", NULL, NULL},
+    {"page_fault2", "wis_page_fault2", NULL, NULL},
+    {"page_fault3", "wis_page_fault3", NULL, NULL},
+    {"page_fault4", "wis_page_fault4", NULL, NULL},
+    {"mmap1", "wis_mmap1", NULL, NULL},
+    {"mmap2", "wis_mmap2", NULL, NULL},
+    {"populate_none", "wis_populate", "none",
+     "the counted round also holds each region's madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) and its munmap at "
+     "teardown (an mmap_lock write each, and a TLB flush per munmap)"},
+    {"populate_loop", "wis_populate", "loop",
+     "the counted round also holds each region's madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) and its munmap at "
+     "teardown (an mmap_lock write each, and a TLB flush per munmap)"},
+    {"populate_mmap", "wis_populate", "map_populate",
+     "the counted round also holds each region's munmap at teardown (an mmap_lock write and a TLB flush)"},
+    {"populate_madv_populate_read", "wis_populate", "madv_populate_read",
+     "the counted round also holds each region's madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) and its munmap at "
+     "teardown (an mmap_lock write each, and a TLB flush per munmap)"},
+    {"populate_madv_populate_write", "wis_populate", "madv_populate_write",
+     "the counted round also holds each region's madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) and its munmap at "
+     "teardown (an mmap_lock write each, and a TLB flush per munmap)"},
+    {"has_pinned", "wis_pin_fast", NULL, NULL},
+};
+#define NMAP (int)(sizeof(bench_map) / sizeof(bench_map[0]))
+
+static const char nothp_suffix[] = "_nothp";
+
+static const struct bench_map *bench_of(const char *variant, int *thp)
+{
+	char base[128];
+	size_t n = strlen(variant), ns = sizeof(nothp_suffix) - 1;
+
+	*thp = 1;
+	snprintf(base, sizeof(base), "%s", variant);
+	if (n > ns && !strcmp(variant + n - ns, nothp_suffix)) {
+		base[n - ns] = 0;
+		*thp = 0;
+	}
+	for (int i = 0; i < NMAP; i++) {
+		size_t k = strlen(bench_map[i].key);
+
+		if (!strncmp(base, bench_map[i].key, k) && (base[k] == 0 || base[k] == '_'))
+			return &bench_map[i];
+	}
+	return NULL;
+}
+
+/* <dir of this executable>/../validate (the build tree), or $MMSIM_VALIDATE_BIN_DIR. */
+static int bench_path(const char *bench, char *out, size_t cap, struct mm_error *err)
+{
+	const char *env = getenv("MMSIM_VALIDATE_BIN_DIR");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, cap, "%s/%s", env, bench);
+		if (access(out, X_OK))
+			return mm_fail(err, MM_ENOENT, "validate: no executable %s (MMSIM_VALIDATE_BIN_DIR=%s): %s",
+				       out, env, strerror(errno));
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return mm_fail(err, MM_EIO, "validate: cannot resolve /proc/self/exe; set MMSIM_VALIDATE_BIN_DIR");
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if ((size_t)snprintf(out, cap, "%s/../validate/%s", self, bench) >= cap)
+		return mm_fail(err, MM_ERANGE, "validate: path of %s too long", bench);
+	if (access(out, X_OK))
+		return mm_fail(
+		    err, MM_ENOENT,
+		    "validate: benchmark %s not found at %s (build the validate/ targets with cmake --build, "
+		    "or set MMSIM_VALIDATE_BIN_DIR to the directory holding the wis_* executables)",
+		    bench, out);
+	return 0;
+}
+
+static int mkdir_p(const char *dir, struct mm_error *err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
+		return mm_fail(err, MM_ERANGE, "--out: directory name too long");
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return mm_fail(err, MM_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) && errno != EEXIST)
+		return mm_fail(err, MM_EIO, "--out %s: cannot create it: %s", dir, strerror(errno));
+	if (stat(buf, &st) || !S_ISDIR(st.st_mode))
+		return mm_fail(err, MM_EIO, "--out %s: not a directory", dir);
+	return 0;
+}
+
+static int parse_seconds(const char *opt, const char *v, double lo, double *out, struct mm_error *err)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(*out) || *out < lo || *out > 3600)
+		return mm_fail(err, MM_EINVAL, "--%s '%s': expected seconds, %g to 3600", opt, v, lo);
+	return 0;
+}
+
+/* Points in a task list such as 1,2 or 1-8 (the benchmark checks the list itself). */
+static int count_points(const char *tasks)
+{
+	int n = 0;
+
+	for (const char *p = tasks; *p;) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -1;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p)
+				return -1;
+		}
+		n += b >= a ? (int)(b - a + 1) : 1;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	return n;
+}
+
+/* Runs argv; its stdout is kept in out (the skip line), its stderr goes to ours. */
+static int run_bench(char *const *argv, char *out, size_t cap, int *status, struct mm_error *err)
+{
+	int fd[2];
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe(fd))
+		return mm_fail(err, MM_EIO, "validate: pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return mm_fail(err, MM_EIO, "validate: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execv(argv[0], argv);
+		fprintf(stderr, "mmsim: validate: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(126);
+	}
+	close(fd[1]);
+	for (;;) {
+		ssize_t n = read(fd[0], out + len, cap - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1) {
+			char sink[256];
+
+			while (read(fd[0], sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	out[len] = 0;
+	close(fd[0]);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return mm_fail(err, MM_EIO, "validate: waitpid: %s", strerror(errno));
+	return 0;
+}
+
+/* Puts mmsim's own '#' lines at the top of the benchmark's CSV. */
+static int prepend_meta(const char *path, const char *meta, struct mm_error *err)
+{
+	char tmp[PATH_MAX + 8], *text = NULL;
+	FILE *f;
+	int rc;
+
+	if ((rc = mm_read_text_file(path, &text, err)))
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		free(text);
+		return mm_fail(err, MM_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	}
+	fputs(meta, f);
+	fputs(text, f);
+	free(text);
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return mm_fail(err, MM_EIO, "%s: cannot write: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static void quote_into(char *buf, size_t cap, const char *arg)
+{
+	size_t n = strlen(buf);
+	int plain = *arg != 0;
+
+	for (const char *p = arg; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:", *p))
+			plain = 0;
+	snprintf(buf + n, cap - n, plain ? "%s%s" : "%s'%s'", n ? " " : "", arg);
+}
+
+int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err)
+{
+	const struct bench_map *bm;
+	struct scenario sc;
+	struct utsname u;
+	char exe[PATH_MAX], host[256] = "host", day[16], stem[PATH_MAX - 8], out[1024], tlim[32], meta[4096];
+	char *argv[32];
+	double duration, warmup, t0, t1;
+	struct timespec ts;
+	time_t now = time(NULL);
+	struct tm tm;
+	int v, thp, rc, status, na = 0, npts, nmodes;
+
+	memset(run, 0, sizeof(*run));
+	if (!req->variant)
+		return mm_fail(err, MM_EINVAL,
+			       "validate: --scenario VARIANT is required (e.g. --scenario page_fault1_vma_lock)");
+	if (!req->tasks)
+		return mm_fail(err, MM_EINVAL, "validate: --tasks LIST is required (e.g. --tasks 1,2)");
+	npts = count_points(req->tasks);
+	if (npts < 1)
+		return mm_fail(err, MM_EINVAL, "--tasks '%s': expected task counts such as 1,2 or 1-4", req->tasks);
+	if ((rc = parse_seconds("duration", req->duration, 0.1, &duration, err)) ||
+	    (rc = parse_seconds("warmup", req->warmup, 0, &warmup, err)))
+		return rc;
+	if ((rc = scenario_load(&sc, req->variant, &v, err)))
+		return rc;
+	if (v < 0) {
+		char names[1024] = "";
+
+		for (int i = 0; i < sc.nvar; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+				 sc.var[i].name);
+		scenario_free(&sc);
+		return mm_fail(err, MM_EINVAL, "validate: '%s' is a scenario; name one of its variants (%s)",
+			       req->variant, names);
+	}
+	snprintf(run->kernel_modelled, sizeof(run->kernel_modelled), "%s", sc.var[v].kernel);
+	snprintf(run->mode, sizeof(run->mode), "%s",
+		 req->mode		 ? req->mode
+		 : sc.mode == SC_THREADS ? "threads"
+					 : "processes");
+	bm = bench_of(sc.var[v].name, &thp);
+	scenario_free(&sc);
+	if (!bm)
+		return mm_fail(err, MM_EINVAL,
+			       "validate: no benchmark mirrors variant '%s' (validate/ has page_fault1-4, mmap1/2, "
+			       "populate and pin_fast; mmsim compare --measured FILE holds any variant against a CSV "
+			       "from elsewhere)",
+			       req->variant);
+	if (strcmp(run->mode, "threads") && strcmp(run->mode, "processes") && strcmp(run->mode, "both"))
+		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", run->mode);
+	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
+		return rc;
+	if (uname(&u) == 0)
+		snprintf(run->kernel_here, sizeof(run->kernel_here), "%s", u.release);
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = 0;
+	for (char *p = host; *p; p++)
+		if (*p == '/' || *p == ' ')
+			*p = '_';
+	gmtime_r(&now, &tm);
+	strftime(day, sizeof(day), "%Y%m%d", &tm);
+	if ((rc = mkdir_p(req->out_dir, err)))
+		return rc;
+	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, req->variant, host, day) >= sizeof(stem))
+		return mm_fail(err, MM_ERANGE, "--out: path too long");
+	snprintf(run->csv, sizeof(run->csv), "%s.csv", stem);
+	snprintf(run->png, sizeof(run->png), "%s.png", stem);
+	/* generous: each point is warm-up + duration + two perf stat runs */
+	nmodes = strcmp(run->mode, "both") ? 1 : 2;
+	snprintf(tlim, sizeof(tlim), "%.0f", 60 + npts * nmodes * (warmup + duration + 60));
+	argv[na++] = exe;
+	argv[na++] = "--tasks";
+	argv[na++] = (char *)req->tasks;
+	argv[na++] = "--mode";
+	argv[na++] = run->mode;
+	argv[na++] = "--duration";
+	argv[na++] = (char *)req->duration;
+	argv[na++] = "--warmup";
+	argv[na++] = (char *)req->warmup;
+	argv[na++] = "--time-limit";
+	argv[na++] = tlim;
+	argv[na++] = "--counts";
+	if (bm->method) {
+		argv[na++] = "--method";
+		argv[na++] = (char *)bm->method;
+		argv[na++] = "--thp";
+		argv[na++] = thp ? "on" : "off";
+	}
+	argv[na++] = "--out";
+	argv[na++] = run->csv;
+	argv[na] = NULL;
+	for (int i = 0; i < na; i++)
+		quote_into(run->bench_cmd, sizeof(run->bench_cmd), argv[i]);
+	fprintf(stderr, "mmsim: validate: %s\n", run->bench_cmd);
+	unlink(run->csv);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+	if ((rc = run_bench(argv, out, sizeof(out), &status, err)))
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
+	run->seconds = t1 - t0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == WIS_SKIPPED) {
+		const char *s = strstr(out, "skipped: ");
+
+		run->skipped = 1;
+		snprintf(run->skip_reason, sizeof(run->skip_reason), "%s", s ? s + 9 : "(no reason given)");
+		run->skip_reason[strcspn(run->skip_reason, "\n")] = 0;
+		return 0;
+	}
+	if (out[0])
+		fputs(out, stderr);
+	if (!WIFEXITED(status))
+		return mm_fail(err, MM_EIO, "validate: %s was killed by signal %d", bm->bench,
+			       WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+	if (WEXITSTATUS(status) == WIS_REFUSED)
+		return mm_fail(err, MM_EINVAL, "validate: %s refused to run (exit 2; its message is above)", bm->bench);
+	if (WEXITSTATUS(status) == WIS_TIME_LIMIT)
+		fprintf(stderr, "mmsim: validate: %s reached its time limit; comparing the points it finished\n",
+			bm->bench);
+	else if (WEXITSTATUS(status) != WIS_OK)
+		return mm_fail(err, MM_EIO, "validate: %s failed (exit %d; its message is above)", bm->bench,
+			       WEXITSTATUS(status));
+	snprintf(meta, sizeof(meta),
+		 "# mmsim validate: variant %s (models linux-%s) against %s; this kernel %s\n"
+		 "# mmsim validate command: %s\n# mmsim validate benchmark: %s (%.1f s)\n",
+		 req->variant, run->kernel_modelled, bm->bench, run->kernel_here, req->command ? req->command : "",
+		 run->bench_cmd, run->seconds);
+	return prepend_meta(run->csv, meta, err);
+}
+
+/* "6.18.44-fc" -> "6.18" */
+static void major_minor(const char *rel, char *out, size_t cap)
+{
+	int a = 0, b = 0;
+
+	if (sscanf(rel, "%d.%d", &a, &b) == 2)
+		snprintf(out, cap, "%d.%d", a, b);
+	else
+		snprintf(out, cap, "%.*s", (int)cap - 1, rel);
+}
+
+void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run)
+{
+	char here[32];
+
+	major_minor(run->kernel_here, here, sizeof(here));
+	fprintf(f, "validate: %s; benchmark run in %.1f s\n  %s\n", req->variant, run->seconds, run->bench_cmd);
+	fprintf(f, "  measured: %s\n  plot:     %s\n", run->csv, run->png);
+	if (strcmp(here, run->kernel_modelled))
+		fprintf(f,
+			"  kernel mismatch: the scenario models linux-%s, this machine runs %s; differences may come "
+			"from the kernel, not the model\n",
+			run->kernel_modelled, run->kernel_here);
+	else
+		fprintf(f, "  kernel: the scenario models linux-%s; this machine runs %s\n", run->kernel_modelled,
+			run->kernel_here);
+}
+
+/* ---- event counts ------------------------------------------------------------------------------- */
+
+/* Differences below this many events in a whole counted run are noise: the harness's start-up,
+ * context switches (tlb_flush fires on task switches that need a flush). */
+static const struct {
+	const char *name;
+	const char *key; /* in the #counts line */
+	double noise_events;
+} counters[3] = {
+    {"faults", "faults_per_op", 16},
+    {"mmap_lock", "mmap_lock_per_op", 4},
+    {"tlb_flush", "tlb_flushes_per_op", 128},
+};
+
+static int field(const char *line, const char *key, double *v)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return -1;
+	*v = strtod(p + strlen(pat), NULL);
+	return 0;
+}
+
+/* The scenario's counts per op, from the compiled program (no simulation). */
+static int scenario_counts(const struct validate_req *req, struct op_counts *c, char *lock, size_t cap,
+			   struct mm_error *err)
+{
+	struct scenario sc;
+	struct profile kp;
+	struct kernel_profile k;
+	struct program prog;
+	char kname[64];
+	int v, rc;
+
+	if ((rc = scenario_load(&sc, req->variant, &v, err)))
+		return rc;
+	snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
+	if ((rc = profile_load(&kp, "kernels", req->kernel ? req->kernel : kname, err))) {
+		scenario_free(&sc);
+		return rc;
+	}
+	lock[0] = 0;
+	for (int i = 0; i < sc.nobj; i++)
+		if (sc.obj[i].is_lock && strstr(sc.obj[i].name, "mmap_lock")) {
+			snprintf(lock, cap, "%s", sc.obj[i].name);
+			break;
+		}
+	if (!(rc = kernel_profile_derive(&k, &kp, err)) && !(rc = scenario_compile(&sc, v, &k, &prog, err))) {
+		op_counts(&prog, lock[0] ? lock : NULL, c);
+		program_free(&prog);
+	}
+	profile_free(&kp);
+	scenario_free(&sc);
+	return rc;
+}
+
+int validate_print_counts(FILE *f, const struct validate_req *req, const struct validate_run *run, int *mismatches,
+			  struct mm_error *err)
+{
+	struct op_counts sc;
+	char lock[SC_NAME], line[2048], here[32], *text = NULL, *save, *l;
+	const struct bench_map *bm;
+	int rc, thp, seen = 0;
+
+	*mismatches = 0;
+	if ((rc = scenario_counts(req, &sc, lock, sizeof(lock), err)))
+		return rc;
+	if ((rc = mm_read_text_file(run->csv, &text, err)))
+		return rc;
+	bm = bench_of(req->variant, &thp);
+	fprintf(f,
+		"\nevent counts per operation (perf stat -e exceptions:page_fault_user -e "
+		"mmap_lock:mmap_lock_start_locking -e tlb:tlb_flush):\n"
+		"  faults    = the scenario's fault entries (asm_exc_page_fault, or page_fault before 5.8)\n"
+		"  mmap_lock = acquisitions of %s, trylocks included (mmap_read_trylock fires "
+		"mmap_lock_start_locking too; a downgrade does not)\n"
+		"  tlb_flush = the scenario's TLB flushes (ipi steps) x (1 + other CPUs of the mm): the tracepoint "
+		"fires on the flushing CPU and on each CPU it interrupts\n"
+		"  a count differs when off by more than 5%% and by more than its noise in the counted run "
+		"(faults %.0f, mmap_lock %.0f, tlb_flush %.0f events)\n",
+		lock[0] ? lock : "(no mmap_lock in the scenario)", counters[0].noise_events, counters[1].noise_events,
+		counters[2].noise_events);
+	fprintf(f, "  %-9s %6s %-10s %12s %12s %8s  %s\n", "mode", "tasks", "count", "measured", "scenario", "ratio",
+		"status");
+	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char mode[16] = "";
+		unsigned tasks = 0;
+		double ops = 0, want[3];
+		int n = 0, others;
+
+		if (strncmp(l, "#counts ", 8))
+			continue;
+		snprintf(line, sizeof(line), "%s", l);
+		if (sscanf(line, "#counts mode=%15s tasks=%u %n", mode, &tasks, &n) < 2 || !n)
+			continue;
+		seen++;
+		if (strstr(line, "unavailable")) {
+			fprintf(f, "  %-9s %6u %-10s %12s %12s %8s  unavailable: %s\n", mode, tasks, "all", "-", "-",
+				"", strstr(line, "unavailable") + strlen("unavailable: "));
+			continue;
+		}
+		if (field(line, "ops", &ops) || ops <= 0)
+			continue;
+		others = strcmp(mode, "threads") ? 0 : (int)tasks - 1;
+		want[0] = sc.faults;
+		want[1] = sc.lock_read + sc.lock_write;
+		want[2] = sc.ipis * (1 + others);
+		for (int c = 0; c < 3; c++) {
+			double m, r, diff, tol;
+			char status[160];
+
+			if (field(line, counters[c].key, &m)) {
+				fprintf(f, "  %-9s %6u %-10s %12s %12.5g %8s  not in the CSV\n", mode, tasks,
+					counters[c].name, "-", want[c], "");
+				continue;
+			}
+			r = want[c] > 0 ? m / want[c] : 0;
+			diff = fabs(m - want[c]);
+			tol = fmax(0.05 * want[c], counters[c].noise_events / ops);
+			if (c == 1 && !lock[0])
+				snprintf(status, sizeof(status), "not comparable: the scenario has no mmap_lock");
+			else if (fmax(fabs(m), want[c]) * ops <= counters[c].noise_events)
+				snprintf(status, sizeof(status),
+					 "not resolvable: under %.0f events in the counted run (%.0f ops), within its "
+					 "noise",
+					 counters[c].noise_events, ops);
+			else if (diff <= tol)
+				snprintf(status, sizeof(status), "ok%s",
+					 diff > 0.05 * want[c] ? " (within the noise)" : "");
+			else {
+				snprintf(status, sizeof(status), "MISMATCH (%s)", counters[c].name);
+				++*mismatches;
+			}
+			if (want[c] > 0)
+				fprintf(f, "  %-9s %6u %-10s %12.5g %12.5g %8.3f  %s\n", mode, tasks, counters[c].name,
+					m, want[c], r, status);
+			else
+				fprintf(f, "  %-9s %6u %-10s %12.5g %12.5g %8s  %s\n", mode, tasks, counters[c].name, m,
+					want[c], "-", status);
+		}
+	}
+	free(text);
+	if (!seen)
+		fprintf(f, "  no '#counts' line in %s (was --counts given?)\n", run->csv);
+	if (bm && bm->note)
+		fprintf(f, "  note: %s\n", bm->note);
+	major_minor(run->kernel_here, here, sizeof(here));
+	if (*mismatches)
+		fprintf(f, "  %d count(s) differ: a bug in the scenario or the benchmark%s\n", *mismatches,
+			strcmp(here, run->kernel_modelled) ? ", or the kernel this machine runs (see the kernel line)"
+							   : "");
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim validate: run the real benchmark that mirrors a scenario variant
+ * (validate/wis_*) on this machine, at the task counts asked for, with
+ * perf event counts; the caller then holds the prediction against its CSV
+ * (the same path as mmsim compare) and prints the event-count check.
+ */
+#ifndef MMSIM_VALIDATE_H
+#define MMSIM_VALIDATE_H
+
+#include <limits.h>
+#include <stdio.h>
+#include "mm_error.h"
+
+/* The exit status of mmsim validate when the benchmark cannot run here. */
+#define VALIDATE_EXIT_SKIPPED 77
+
+struct validate_req {
+	const char *variant;  /* one scenario variant, e.g. page_fault1_vma_lock */
+	const char *tasks;    /* task counts, e.g. 1,2 */
+	const char *mode;     /* threads|processes|both, or NULL: the scenario's */
+	const char *kernel;   /* kernel profile, or NULL: the variant's own */
+	const char *duration; /* seconds measured per point (populate: rounds within it) */
+	const char *warmup;   /* seconds of warm-up, discarded */
+	const char *out_dir;  /* where the CSV and the plot go */
+	const char *command;  /* mmsim's command line, for the CSV's metadata */
+};
+
+struct validate_run {
+	char csv[PATH_MAX];
+	char png[PATH_MAX];
+	char bench_cmd[PATH_MAX + 512]; /* the benchmark command, as run */
+	char mode[16];			/* the --mode compare is to use */
+	char kernel_modelled[32];	/* the variant's kernel version, e.g. 6.4 */
+	char kernel_here[128];		/* uname -r */
+	int skipped;			/* 1: the benchmark cannot run here; why in skip_reason */
+	char skip_reason[512];
+	double seconds; /* wall time of the benchmark run */
+};
+
+/* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd>.csv (with '#' lines
+ * saying what ran) and names the plot beside it.  0 (run->skipped says whether it ran), or an
+ * error code with a message in err. */
+int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err);
+
+/* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */
+void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run);
+
+/* The event-count check: faults, mmap_lock acquisitions and TLB flushes per operation, from the
+ * CSV's '#counts' lines, beside the scenario's own counts.  Sets *mismatches. */
+int validate_print_counts(FILE *f, const struct validate_req *req, const struct validate_run *run, int *mismatches,
+			  struct mm_error *err);
+
+#endif
