@@ -285,6 +285,8 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		return rc;
 	if ((rc = scenario_load(&sc, req->variant, &v, err)))
 		return rc;
+	if (v < 0 && sc.nvar == 1)
+		v = 0; /* a scenario file with one variant */
 	if (v < 0) {
 		char names[1024] = "";
 
@@ -296,6 +298,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 			       req->variant, names);
 	}
 	snprintf(run->kernel_modelled, sizeof(run->kernel_modelled), "%s", sc.var[v].kernel);
+	snprintf(run->variant, sizeof(run->variant), "%s", sc.var[v].name);
 	snprintf(run->mode, sizeof(run->mode), "%s",
 		 req->mode		 ? req->mode
 		 : sc.mode == SC_THREADS ? "threads"
@@ -307,7 +310,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 			       "validate: no benchmark mirrors variant '%s' (validate/ has page_fault1-4, mmap1/2, "
 			       "populate and pin_fast; mmsim compare --measured FILE holds any variant against a CSV "
 			       "from elsewhere)",
-			       req->variant);
+			       run->variant);
 	if (strcmp(run->mode, "threads") && strcmp(run->mode, "processes") && strcmp(run->mode, "both"))
 		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", run->mode);
 	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
@@ -323,7 +326,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	strftime(day, sizeof(day), "%Y%m%d", &tm);
 	if ((rc = mkdir_p(req->out_dir, err)))
 		return rc;
-	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, req->variant, host, day) >= sizeof(stem))
+	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, run->variant, host, day) >= sizeof(stem))
 		return mm_fail(err, MM_ERANGE, "--out: path too long");
 	snprintf(run->csv, sizeof(run->csv), "%s.csv", stem);
 	snprintf(run->png, sizeof(run->png), "%s.png", stem);
@@ -386,7 +389,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	snprintf(meta, sizeof(meta),
 		 "# mmsim validate: variant %s (models linux-%s) against %s; this kernel %s\n"
 		 "# mmsim validate command: %s\n# mmsim validate benchmark: %s (%.1f s)\n",
-		 req->variant, run->kernel_modelled, bm->bench, run->kernel_here, req->command ? req->command : "",
+		 run->variant, run->kernel_modelled, bm->bench, run->kernel_here, req->command ? req->command : "",
 		 run->bench_cmd, run->seconds);
 	return prepend_meta(run->csv, meta, err);
 }
@@ -407,7 +410,7 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 	char here[32];
 
 	major_minor(run->kernel_here, here, sizeof(here));
-	fprintf(f, "validate: %s; benchmark run in %.1f s\n  %s\n", req->variant, run->seconds, run->bench_cmd);
+	fprintf(f, "validate: %s; benchmark run in %.1f s\n  %s\n", run->variant, run->seconds, run->bench_cmd);
 	fprintf(f, "  measured: %s\n  plot:     %s\n", run->csv, run->png);
 	if (strcmp(here, run->kernel_modelled))
 		fprintf(f,
@@ -459,6 +462,8 @@ static int scenario_counts(const struct validate_req *req, struct op_counts *c, 
 
 	if ((rc = scenario_load(&sc, req->variant, &v, err)))
 		return rc;
+	if (v < 0)
+		v = 0; /* validate_measure took a scenario only when it has one variant */
 	snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
 	if ((rc = profile_load(&kp, "kernels", req->kernel ? req->kernel : kname, err))) {
 		scenario_free(&sc);
@@ -492,7 +497,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		return rc;
 	if ((rc = mm_read_text_file(run->csv, &text, err)))
 		return rc;
-	bm = bench_of(req->variant, &thp);
+	bm = bench_of(run->variant, &thp);
 	fprintf(f,
 		"\nevent counts per operation (perf stat -e exceptions:page_fault_user -e "
 		"mmap_lock:mmap_lock_start_locking -e tlb:tlb_flush):\n"

@@ -30,6 +30,7 @@ struct validate_run {
 	char csv[PATH_MAX];
 	char png[PATH_MAX];
 	char bench_cmd[PATH_MAX + 512]; /* the benchmark command, as run */
+	char variant[64];		/* the variant's name */
 	char mode[16];			/* the --mode compare is to use */
 	char kernel_modelled[32];	/* the variant's kernel version, e.g. 6.4 */
 	char kernel_here[128];		/* uname -r */
