@@ -414,7 +414,10 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 	major_minor(run->kernel_here, here, sizeof(here));
 	fprintf(f, "validate: %s; benchmark run in %.1f s\n  %s\n", run->variant, run->seconds, run->bench_cmd);
 	fprintf(f, "  measured: %s\n  plot:     %s\n", run->csv, run->png);
-	if (strcmp(here, run->kernel_modelled))
+	if (req->kernel)
+		fprintf(f, "  kernel: the prediction uses kernel profile %s (--kernel); this machine runs %s\n",
+			req->kernel, run->kernel_here);
+	else if (strcmp(here, run->kernel_modelled))
 		fprintf(f,
 			"  kernel mismatch: the scenario models linux-%s, this machine runs %s; differences may come "
 			"from the kernel, not the model\n",
