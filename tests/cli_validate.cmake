@@ -32,6 +32,79 @@ add_test(NAME cli_validate_missing_bin_dir
     validate --scenario page_fault1_vma_lock --tasks 1)
 set_tests_properties(cli_validate_missing_bin_dir PROPERTIES LABELS fast TIMEOUT 60)
 
+# ---- the count check against canned benchmark output (fast, known answers) --
+# Fake benchmarks in MMSIM_VALIDATE_BIN_DIR: wis_page_fault1 writes a fixed CSV (faults per op
+# 0.5 where the scenario has 1: a mismatch; mmap_lock as the scenario's; counts unavailable at
+# 2 tasks), wis_page_fault2 cannot run here, wis_page_fault3 fails.
+set(FAKE_SRC ${MMSIM_CLI_DIR}/fake-src)
+set(FAKE_BIN ${MMSIM_CLI_DIR}/fake-bin)
+file(WRITE ${FAKE_SRC}/wis_page_fault1 [=[#!/bin/sh
+out=
+while [ "$#" -gt 0 ]
+do
+  if [ "$1" = --out ]
+  then
+    out=$2
+    shift
+  fi
+  shift
+done
+[ -n "$out" ] || exit 2
+cat > "$out" <<'CSV'
+# wis page_fault1: a canned result for the tests
+# kernel: 6.4.0 (canned)
+#counts mode=threads tasks=1 ops=65536 faults_per_op=0.5 mmap_lock_per_op=9.1553e-05 tlb_flushes_per_op=0 raw=0-0/0-0/0-0
+#counts mode=threads tasks=2 unavailable: perf not found in PATH or /usr/bin/perf
+tasks,processes,processes_idle,threads,threads_idle,linear
+1,0,0,700000,50.00,700000
+2,0,0,1300000,0.00,1400000
+CSV
+]=])
+file(WRITE ${FAKE_SRC}/wis_page_fault2 "#!/bin/sh\necho 'skipped: canned reason'\nexit 77\n")
+file(WRITE ${FAKE_SRC}/wis_page_fault3 "#!/bin/sh\necho 'wis_page_fault3: canned failure' >&2\nexit 1\n")
+file(REMOVE_RECURSE ${FAKE_BIN})
+file(COPY ${FAKE_SRC}/wis_page_fault1 ${FAKE_SRC}/wis_page_fault2 ${FAKE_SRC}/wis_page_fault3
+  DESTINATION ${FAKE_BIN}
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+# mmsim_validate_fake(NAME ok|fail PATTERNS ... ARGS ...): mmsim validate with the fake benchmarks
+function(mmsim_validate_fake name want)
+  cmake_parse_arguments(C "" "" "PATTERNS;ARGS" ${ARGN})
+  add_test(NAME cli_${name}
+    COMMAND sh -c "${MMSIM_CLI_SH}" env ${want} ${C_PATTERNS}
+      -- MMSIM_VALIDATE_BIN_DIR=${FAKE_BIN} $<TARGET_FILE:mmsim> validate ${C_ARGS})
+  set_tests_properties(cli_${name} PROPERTIES LABELS fast TIMEOUT 60)
+endfunction()
+
+mmsim_validate_fake(validate_counts_check ok
+  PATTERNS
+    "^   tasks +measured +predicted +error%"
+    "^ +1 +700000 +[0-9]+ +[-+][0-9]+\\.[0-9] "
+    "^  kernel( mismatch)?: the scenario models linux-6\\.4"
+    "^  threads +1 faults +0\\.5 +1 +0\\.500  MISMATCH \\(faults\\)$"
+    "^  threads +1 mmap_lock +9\\.1553e-05 +9\\.1553e-05 +1\\.000  ok$"
+    "^  threads +1 tlb_flush +0 +0\\.00013052 +0\\.000  not resolvable"
+    "^  threads +2 all .*unavailable: perf not found"
+    "^  1 count\\(s\\) differ"
+  ARGS --scenario page_fault1_vma_lock --machine nehalem-i7-920 --tasks 1,2
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)
+mmsim_validate_fake(validate_skipped fail
+  PATTERNS "^skipped: canned reason$"
+  ARGS --scenario page_fault2_vma_lock --machine nehalem-i7-920 --tasks 1
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)
+# exit 77, and nothing but the skip line on stdout
+add_test(NAME cli_validate_skipped_status
+  COMMAND sh -c "MMSIM_VALIDATE_BIN_DIR=${FAKE_BIN} \"$0\" validate --scenario page_fault2_vma_lock --machine nehalem-i7-920 --tasks 1 --out ${MMSIM_CLI_DIR}/validate-fake-out > ${MMSIM_CLI_DIR}/skip.out 2>/dev/null
+rc=$?
+cat ${MMSIM_CLI_DIR}/skip.out
+test $rc -eq 77 && test \"$(cat ${MMSIM_CLI_DIR}/skip.out)\" = 'skipped: canned reason'"
+    $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_validate_skipped_status PROPERTIES LABELS fast TIMEOUT 60)
+mmsim_validate_fake(validate_bench_fails fail
+  PATTERNS "wis_page_fault3: canned failure" "^mmsim: validate: wis_page_fault3 failed \\(exit 1"
+  ARGS --scenario page_fault3_vma_lock --machine nehalem-i7-920 --tasks 1
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)
+
 # ---- real runs (label harness): the benchmark runs on this machine -----------
 
 file(WRITE ${MMSIM_CLI_DIR}/validate_run.sh [=[
