@@ -407,6 +407,33 @@ static void major_minor(const char *rel, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)cap - 1, rel);
 }
 
+/* Points measured while something else used the machine: other_cpus in the '#run' lines (CPUs busy
+ * but not with the benchmark's tasks), over 0.10 as validate/measure-here.sh judges it. */
+static void print_other_load(FILE *f, const char *csv)
+{
+	char line[4096];
+	FILE *in = fopen(csv, "r");
+
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		char mode[16];
+		unsigned tasks;
+		const char *p = strstr(line, " other_cpus=");
+		double other;
+
+		if (strncmp(line, "#run ", 5) || !p || sscanf(line, "#run mode=%15s tasks=%u", mode, &tasks) != 2)
+			continue;
+		other = strtod(p + strlen(" other_cpus="), NULL);
+		if (other > 0.10)
+			fprintf(f,
+				"  other load: %s at %u task(s) ran beside %.2f CPUs of other work (other_cpus in the "
+				"CSV's #run line): that point is disturbed; rerun on a quiet machine\n",
+				mode, tasks, other);
+	}
+	fclose(in);
+}
+
 void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run)
 {
 	char here[32];
@@ -425,6 +452,7 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 	else
 		fprintf(f, "  kernel: the scenario models linux-%s; this machine runs %s\n", run->kernel_modelled,
 			run->kernel_here);
+	print_other_load(f, run->csv);
 }
 
 /* ---- event counts ------------------------------------------------------------------------------- */

@@ -53,6 +53,8 @@ done
 cat > "$out" <<'CSV'
 # wis page_fault1: a canned result for the tests
 # kernel: 6.4.0 (canned)
+#run mode=threads tasks=1 ops=3500000 window_s=5.000 other_cpus=0.010
+#run mode=threads tasks=2 ops=6500000 window_s=5.000 other_cpus=0.500
 #counts mode=threads tasks=1 ops=65536 faults_per_op=0.5 mmap_lock_per_op=9.1553e-05 tlb_flushes_per_op=0 raw=0-0/0-0/0-0
 #counts mode=threads tasks=2 unavailable: perf not found in PATH or /usr/bin/perf
 tasks,processes,processes_idle,threads,threads_idle,linear
@@ -86,6 +88,7 @@ mmsim_validate_fake(validate_counts_check ok
     "^  threads +1 tlb_flush +0 +0\\.00013052 +0\\.000  not resolvable"
     "^  threads +2 all .*unavailable: perf not found"
     "^  1 count\\(s\\) differ"
+    "^  other load: threads at 2 task\\(s\\) ran beside 0\\.50 CPUs"
   ARGS --scenario page_fault1_vma_lock --machine nehalem-i7-920 --tasks 1,2
     --out ${MMSIM_CLI_DIR}/validate-fake-out)
 mmsim_validate_fake(validate_skipped fail
