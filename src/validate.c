@@ -78,18 +78,23 @@ static const struct bench_map *bench_of(const char *variant, int *thp)
 	return NULL;
 }
 
-/* <dir of this executable>/../validate (the build tree), or $MMSIM_VALIDATE_BIN_DIR. */
+/* <dir of this executable>/../validate (the build tree), or $MMSIM_VALIDATE_BIN_DIR, or
+ * $MMSIM_VALIDATE_DIR (mmsim calibrate's name for it). */
 static int bench_path(const char *bench, char *out, size_t cap, struct mm_error *err)
 {
-	const char *env = getenv("MMSIM_VALIDATE_BIN_DIR");
+	const char *env = getenv("MMSIM_VALIDATE_BIN_DIR"), *name = "MMSIM_VALIDATE_BIN_DIR";
 	char self[PATH_MAX], *slash, *real;
 	ssize_t n;
 
+	if (!env || !*env) {
+		env = getenv("MMSIM_VALIDATE_DIR");
+		name = "MMSIM_VALIDATE_DIR";
+	}
 	if (env && *env) {
 		snprintf(out, cap, "%s/%s", env, bench);
 		if (access(out, X_OK))
-			return mm_fail(err, MM_ENOENT, "validate: no executable %s (MMSIM_VALIDATE_BIN_DIR=%s): %s",
-				       out, env, strerror(errno));
+			return mm_fail(err, MM_ENOENT, "validate: no executable %s (%s=%s): %s", out, name, env,
+				       strerror(errno));
 		return 0;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
