@@ -47,7 +47,8 @@ static const struct want wants[] = {
     /* page_fault2/3 before 6.8: the VMA lock is tried, the fault retries under mmap_lock */
     {"page_fault2_mmap_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, 2 * PG + PG / 512},
     {"page_fault2_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
-    {"page_fault2_vma_lock", "mm.mmap_lock", 1, 0, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
+    /* 6.8: the first COW fault of a mapping takes mmap_read_trylock for its anon_vma */
+    {"page_fault2_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
     {"page_fault3_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, PG / 512},
     {"page_fault3_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, PG / 512},
     /* page_fault4: fault-around maps 16 pages per fault; one PTE lock per fault */
