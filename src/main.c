@@ -105,7 +105,7 @@ static const struct command {
     {"show", "print every number of --machine and --kernel with its provenance"},
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
-    {"reproduce", "'reproduce seeds': every published seed number beside mmsim's prediction, fitted or predicted"},
+    {"reproduce", "'mmsim reproduce seeds': every published seed number beside mmsim's prediction"},
     {"validate", "run the real benchmark here (validate/wis_*), compare, and check its event counts"},
 };
 
@@ -119,7 +119,7 @@ static void usage(FILE *f)
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[64];
