@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "machine.h"
 #include "profile.h"
+#include "calibrate.h"
 #include "explain.h"
 #include "report.h"
 #include "scenario.h"
@@ -47,6 +48,8 @@ struct opts {
 	long long events;
 	const char *measured;
 	const char *fit_tasks;
+	const char *out_machine, *out_kernel, *measured_dir;
+	int quick;
 	int help, version;
 };
 
@@ -84,7 +87,13 @@ static const struct opt_def opt_table[] = {
     {"measured", O_STR, OFF(measured), "FILE", NULL,
      "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
     {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none",
-     "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors)"},
+     "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors); "
+     "calibrate: the task counts to fit to (default 1)"},
+    {"out-machine", O_STR, OFF(out_machine), "FILE", NULL, "calibrate: write the measured hardware profile"},
+    {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
+    {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
+     "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them"},
+    {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -99,13 +108,16 @@ static const struct command {
     {"show", "print every number of --machine and --kernel with its provenance"},
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
+    {"calibrate", "measure this machine, run the harness, fit the kernel path costs, write profiles"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
 		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
-		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n\n");
+		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
+		   "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
+		   "[--measured-dir DIR]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -916,6 +928,26 @@ fail:
 	return rc ? 1 : 0;
 }
 
+static int cmd_calibrate(const struct opts *o, const char *cmdline)
+{
+	struct mm_error err = {0};
+	/* --machine given: use it instead of measuring (its default, generic, means "measure") */
+	int given = strcmp(o->machine, "generic") != 0;
+	struct calib_opts co = {.out_machine = o->out_machine,
+				.out_kernel = o->out_kernel,
+				.fit_tasks = o->fit_tasks,
+				.measured_dir = o->measured_dir,
+				.machine = given ? o->machine : NULL,
+				.kernel = o->kernel,
+				.quick = o->quick,
+				.seed = o->seed,
+				.cmdline = cmdline};
+
+	if (calibrate_run(&co, &err))
+		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
@@ -950,5 +982,8 @@ int main(int argc, char **argv)
 		return cmd_run(&o, cmdline, 1);
 	if (!strcmp(cmd, "explain"))
 		return cmd_run(&o, cmdline, 2);
-	return die(2, "unknown command '%s' (expected run, list, show, compare or explain; see mmsim --help)", cmd);
+	if (!strcmp(cmd, "calibrate"))
+		return cmd_calibrate(&o, cmdline);
+	return die(
+	    2, "unknown command '%s' (expected run, list, show, compare, explain or calibrate; see mmsim --help)", cmd);
 }
