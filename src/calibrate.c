@@ -256,6 +256,25 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
 			goto out;
 		evals = r->evals;
 		converged = r->converged;
+		/*
+		 * A simplex on a piecewise-constant chi2 can collapse away from the minimum: while
+		 * the misfit exceeds its degrees of freedom, start again (a fresh, large simplex)
+		 * from the best point, as long as that helps.
+		 */
+		for (int again = 0; again < 4 && r->chi2 > fmax(1, r->dof); again++) {
+			struct fit_result r2;
+
+			for (int j = 0; j < cm->nparam; j++)
+				start[j].initial = r->param[j].value;
+			if ((rc = fit_minimize(&fp, &r2, err)))
+				goto out;
+			evals += r2.evals;
+			if (r2.chi2 >= r->chi2 * 0.99)
+				break;
+			*r = r2;
+			converged = r->converged;
+		}
+		r->evals = evals;
 		if (mode == FIT_PROFILE_REFIT) {
 			for (int j = 0; j < cm->nparam; j++)
 				start[j].initial = r->param[j].value;
@@ -302,15 +321,15 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
 	while (!found && fgets(line, sizeof(line), f)) {
 		const char *ms;
-		double v, lo, hi;
-		int a, b, c;
+		double v, lo, hi, ns;
+		int a, b, c, d;
 
 		if (strncmp(line, want, strlen(want)))
 			continue;
 		line[strcspn(line, "\r\n")] = 0;
 		ms = strstr(line, " makespans_s=");
 		if (ms) {
-			/* fixed work: the spread of the rounds' makespans */
+			/* fixed work: the spread of the rounds' makespans; the point is their median */
 			double x[64], mean = 0, var = 0;
 			int k = 0;
 			char *p = (char *)ms + strlen(" makespans_s="), *end;
@@ -327,15 +346,17 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 			mean /= k;
 			for (int i = 0; i < k; i++)
 				var += (x[i] - mean) * (x[i] - mean);
-			*sigma = sqrt(var / (k - 1)) / mean;
+			*sigma = sqrt(var / (k - 1)) / mean * 1.2533 / sqrt(k);
 			found = 1;
 			continue;
 		}
+		/* throughput: the point is the window's total, the mean of the per-interval samples */
 		v = field_num(line, "ops_per_s", &a);
 		lo = field_num(line, "sample_ops_per_s_min", &b);
 		hi = field_num(line, "sample_ops_per_s_max", &c);
+		ns = field_num(line, "samples", &d);
 		if (a && b && c && v > 0) {
-			*sigma = (hi - lo) / 2.33 / v;
+			*sigma = (hi - lo) / 2.33 / v / sqrt(d && ns >= 1 ? ns : 1);
 			found = 1;
 		}
 	}
@@ -812,7 +833,7 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 	for (int i = 0; i < c->npts; i++) {
 		const struct calib_point *p = &c->pts[i];
 
-		sb_printf(&b, "# %s: %s %s %d tasks: measured %.6g ops/s (spread %.1f%%), simulated %.6g, %+.1f%%\n",
+		sb_printf(&b, "# %s: %s %s %d tasks: measured %.6g ops/s (sigma %.1f%%), simulated %.6g, %+.1f%%\n",
 			  p->train ? "residual (fitted)" : "held out (prediction)", bench_name(p->bench),
 			  mode_name(p->mode), p->ntasks, p->ops_per_s, 100 * p->sigma, c->pred[i],
 			  100 * (c->pred[i] / p->ops_per_s - 1));
@@ -921,7 +942,7 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 
 		printf("\n%s: measured vs simulated with the fitted profile\n", mode_name(m));
 		printf("  %-24s %6s %14s %14s %9s %8s  %s\n", "benchmark (variant)", "tasks", "measured", "predicted",
-		       "error%", "spread%", "role");
+		       "error%", "sigma%", "role");
 		for (int i = 0; i < c->npts; i++) {
 			const struct calib_point *p = &c->pts[i];
 			double e = 100 * (c->pred[i] / p->ops_per_s - 1);

@@ -83,10 +83,13 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
 	      fit_progress_fn progress, void *progress_arg, struct fit_result *r, struct mm_error *err);
 
 /*
- * The relative run-to-run spread of one point of a validate/ CSV, from its
- * '#run' line: the standard deviation of the makespans (fixed work) or the
- * range of the per-interval samples / 2.33 (the expected range of 5 normal
- * samples is 2.33 sigma); at least 0.5%.  MM_ENOENT when the line is absent.
+ * The relative standard deviation of one point of a validate/ CSV, from its
+ * '#run' line: fixed work reports the median of the rounds' makespans, so
+ * their standard deviation x 1.25 / sqrt(rounds); throughput reports the
+ * mean of the per-interval samples, whose standard deviation is estimated as
+ * their range / 2.33 (the expected range of 5 normal samples is 2.33 sigma),
+ * / sqrt(samples).  At least 0.5% (run-to-run drift beyond one run's
+ * spread).  MM_ENOENT when the line is absent (runtest.py's CSV).
  */
 int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err);
 
