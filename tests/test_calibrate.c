@@ -175,11 +175,6 @@ static void synthetic_recovery_fixed_profiles(void **state)
 	recovers_or_flags(*state, 1, FIT_PROFILE_FIXED);
 }
 
-static void synthetic_recovery_other_noise(void **state)
-{
-	recovers_or_flags(*state, 7, FIT_PROFILE_FIXED);
-}
-
 /* A wrong measured point (no such CSV) is an error, not a silent default. */
 static void missing_csv_is_an_error(void **state)
 {
@@ -196,7 +191,6 @@ int main(void)
 	    cmocka_unit_test(missing_csv_is_an_error),
 	    cmocka_unit_test(each_parameter_moves_a_point),
 	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
-	    cmocka_unit_test(synthetic_recovery_other_noise),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
