@@ -711,15 +711,19 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];
-		double sum = 0, worst = 0;
-		int npred = 0;
+		double sum = 0, worst = 0, usum = 0, uworst = 0;
+		int npred = 0, usl;
+		struct usl_fit u;
+		char why[256];
 
 		if (!cv->has_mode[m])
 			continue;
+		/* the baseline to beat: the USL fitted to the same training points (calibrate.c) */
+		usl = calib_usl_baseline(ms, m, fit, &u, why, sizeof(why));
 		printf("\ncompare: %s on %s, %s; measured: %s\n", cv->label, r->m.hw.name,
 		       m == SC_THREADS ? "threads" : "processes", r->o.measured);
-		printf("  %6s %14s %14s %9s %10s %10s  %s\n", "tasks", "measured", "predicted", "error%", "idle_meas",
-		       "idle_pred", "role");
+		printf("  %6s %14s %14s %9s %10s %10s  %-*s%s\n", "tasks", "measured", "predicted", "error%",
+		       "idle_meas", "idle_pred", usl ? 25 : 0, "role", usl ? " usl_err%" : "");
 		for (int p = 0; p < ms->n; p++) {
 			const struct sim_result *res = cv->res[m][p];
 			double meas = ms->ops[m][p], e;
@@ -730,8 +734,17 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 				continue;
 			}
 			e = 100.0 * (res->ops_per_s - meas) / meas;
-			printf("  %6d %14.0f %14.0f %+9.1f %10.2f %10.2f  %s\n", ms->tasks[p], meas, res->ops_per_s, e,
-			       ms->idle[m][p], res->idle_pct, fit[p] ? "fitted (not a prediction)" : "prediction");
+			printf("  %6d %14.0f %14.0f %+9.1f %10.2f %10.2f  %-*s", ms->tasks[p], meas, res->ops_per_s, e,
+			       ms->idle[m][p], res->idle_pct, usl && !fit[p] ? 25 : 0,
+			       fit[p] ? "fitted (not a prediction)" : "prediction");
+			if (usl && !fit[p]) {
+				double ue = 100.0 * (usl_predict(&u, ms->tasks[p]) - meas) / meas;
+
+				printf(" %+8.1f", ue);
+				usum += fabs(ue);
+				uworst = fabs(ue) > uworst ? fabs(ue) : uworst;
+			}
+			putchar('\n');
 			if (!fit[p]) {
 				sum += fabs(e);
 				worst = fabs(e) > worst ? fabs(e) : worst;
@@ -743,6 +756,12 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 			       worst);
 		else
 			printf("  predictions: none (every measured point was used for fitting)\n");
+		if (usl && npred)
+			printf("  USL on the same training points (lambda %.4g, sigma %.3g, kappa %.3g): mean |error| "
+			       "%.1f%%, max %.1f%%\n",
+			       u.lambda, u.sigma, u.kappa, usum / npred, uworst);
+		else if (!usl)
+			printf("  %s\n", why);
 	}
 	return 0;
 }

@@ -61,3 +61,21 @@ mmsim_cli_harness(calibrate_here_accepted ok
   ARGS --machine ${MMSIM_CAL_DIR}/here_machine.conf --kernel ${MMSIM_CAL_DIR}/here_kernel.conf
        --scenario populate_mmap_thp_step --tasks 1,2)
 set_tests_properties(cli_calibrate_here_accepted PROPERTIES FIXTURES_REQUIRED calibrated_here)
+
+# compare's USL baseline, a known answer: points generated from X(N) = 1000 N / (1 + 0.05 (N-1) +
+# 0.001 N (N-1)); fitted to N = 1, 2, 4, it must give back those parameters and predict 8 and 16
+# exactly.  With fewer than three training task counts it says why it is not shown.
+file(WRITE ${MMSIM_CAL_DIR}/usl.csv
+  "# synthetic: USL lambda 1000, sigma 0.05, kappa 0.001\n"
+  "tasks,processes,processes_idle,threads,threads_idle,linear\n"
+  "1,0,0,1000,0,1000\n2,0,0,1901.141,0,2000\n4,0,0,3442.341,0,4000\n"
+  "8,0,0,5689.900,0,8000\n16,0,0,8040.201,0,16000\n")
+mmsim_cli(compare_usl_baseline ok
+  PATTERNS "role +usl_err%$" "^ +8 .*prediction +[+-]0\\.0$" "^ +16 .*prediction +[+-]0\\.0$"
+           "USL on the same training points \\(lambda 1000, sigma 0\\.05, kappa 0\\.001\\)"
+  ARGS compare --measured ${MMSIM_CAL_DIR}/usl.csv --cores 16 --scenario has_pinned_write
+       --fit-tasks 1,2,4 --mode threads)
+mmsim_cli(compare_usl_needs_three ok
+  PATTERNS "USL baseline not shown: .*needs at least three training task counts \\(2 given\\)"
+  ARGS compare --measured ${MMSIM_CAL_DIR}/usl.csv --cores 16 --scenario has_pinned_write
+       --fit-tasks 1,2 --mode threads)
