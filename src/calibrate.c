@@ -685,6 +685,25 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 	return 0;
 }
 
+/* The harness's other_cpus: busy CPU time in the window not charged to the tasks. */
+static void warn_other_load(struct cal *c, int b, int mode, int ntasks)
+{
+	char line[8192], want[64];
+	FILE *f = fopen(c->csv[b], "r");
+
+	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
+	while (f && fgets(line, sizeof(line), f)) {
+		int found;
+		double other = field_num(line, "other_cpus", &found);
+
+		if (!strncmp(line, want, strlen(want)) && found && other > 0.10)
+			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", c->csv[b],
+			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
+	}
+	if (f)
+		fclose(f);
+}
+
 static int collect_points(struct cal *c, struct mm_error *err)
 {
 	int rc;
@@ -720,6 +739,7 @@ static int collect_points(struct cal *c, struct mm_error *err)
 							   .ops_per_s = ms->ops[m][p],
 							   /* the scenarios' own mode (threads) is fitted to */
 							   .train = m == SC_THREADS && is_fit_task(c, ms->tasks[p])};
+				warn_other_load(c, b, m, ms->tasks[p]);
 				rc = calib_point_sigma(c->csv[b], m, ms->tasks[p], &pt->sigma, err);
 				if (rc == MM_ENOENT)
 					pt->sigma = 0.02; /* runtest.py's CSV has no spread: an assumed 2% */
@@ -925,8 +945,11 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 		char rng[96];
 
 		range_text(p, rng, sizeof(rng));
-		printf("  %-18s %10.0f %10.0f %22s  %s\n", cm->param[j].name, cm->param[j].initial, p->value, rng,
-		       p->identifiable ? "yes" : "NO");
+		printf("  %-18s %10.0f %10.0f %22s  %s%s\n", cm->param[j].name, cm->param[j].initial, p->value, rng,
+		       p->identifiable ? "yes" : "NO",
+		       p->value >= cm->param[j].upper * 0.999 || p->value <= cm->param[j].lower * 1.001
+			   ? " (at the bound of its search: the model misses these points)"
+			   : "");
 		if (!p->identifiable)
 			printf("      %s\n", p->reason);
 	}
