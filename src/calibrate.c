@@ -297,6 +297,84 @@ out:
 	return rc;
 }
 
+/* ---- --band ------------------------------------------------------------------ */
+
+int calib_fitted_range(const struct prof_entry *e, double *lo, double *hi)
+{
+	const char *s = e->tag == PROF_FITTED && e->is_num ? strstr(e->note, "1-sigma ") : NULL;
+	char *end;
+
+	if (!s)
+		return MM_ENOENT;
+	char num[64];
+	const char *dots;
+
+	s += strlen("1-sigma ");
+	s += *s == '<';
+	/* "2806..2881": strtod would read "2806." and leave one dot */
+	dots = strstr(s, "..");
+	if (!dots || dots - s >= (long)sizeof(num))
+		return MM_ENOENT;
+	snprintf(num, sizeof(num), "%.*s", (int)(dots - s), s);
+	*lo = strtod(num, &end);
+	if (end == num || *end)
+		return MM_ENOENT;
+	s = dots + 2;
+	*hi = strtod(s, &end);
+	if (end == s || !(*lo > 0) || !(*hi >= *lo))
+		return MM_ENOENT;
+	return 0;
+}
+
+int calib_band(const struct profile *kprof, const struct scenario *sc, int var, const struct sim_config *cfg, int n,
+	       const double *central, double *lo, double *hi, struct mm_error *err)
+{
+	struct sweep_job *jobs = calloc((size_t)n + 1, sizeof(*jobs));
+	int varied = 0, rc = 0;
+
+	if (!jobs)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		lo[i] = hi[i] = central[i];
+	for (int e = 0; e < kprof->nentries && !rc; e++) {
+		double end[2];
+
+		if (calib_fitted_range(&kprof->e[e], &end[0], &end[1]))
+			continue;
+		varied++;
+		for (int side = 0; side < 2 && !rc; side++) {
+			struct profile kp;
+			struct kernel_profile k;
+			struct program prog;
+
+			if (profile_copy(&kp, kprof)) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
+			}
+			prof_set_num(&kp.e[e], end[side]);
+			if (!(rc = kernel_profile_derive(&k, &kp, err)) &&
+			    !(rc = scenario_compile(sc, var, &k, &prog, err))) {
+				for (int i = 0; i < n; i++) {
+					memset(&jobs[i], 0, sizeof(jobs[i]));
+					jobs[i].cfg = cfg[i];
+					jobs[i].cfg.kernel = &k;
+					jobs[i].cfg.prog = &prog;
+					jobs[i].cfg.steps = NULL;
+				}
+				rc = sweep_run(jobs, n, NULL, NULL, err);
+				for (int i = 0; i < n && !rc; i++) {
+					lo[i] = fmin(lo[i], jobs[i].res.ops_per_s);
+					hi[i] = fmax(hi[i], jobs[i].res.ops_per_s);
+				}
+				program_free(&prog);
+			}
+			profile_free(&kp);
+		}
+	}
+	free(jobs);
+	return rc ? rc : varied;
+}
+
 /* ---- measured points ------------------------------------------------------ */
 
 static double field_num(const char *line, const char *key, int *found)

@@ -101,6 +101,19 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 int calib_usl_baseline(const struct measured *ms, int mode, const int *train, struct usl_fit *u, char *why,
 		       size_t whylen);
 
+/* The 1-sigma range that mmsim calibrate records in a [fitted] entry's note ("1-sigma LO..HI"). */
+int calib_fitted_range(const struct prof_entry *e, double *lo, double *hi);
+
+/*
+ * --band: rerun @n points (@cfg: one scenario variant, compiled against the
+ * kernel profile @kprof) with each [fitted] cost of @kprof at either end of
+ * its recorded 1-sigma range in turn; @lo/@hi get the envelope of those runs
+ * and @central.  Returns how many costs were varied (0: none has a range), or
+ * a negative MM_ code.
+ */
+int calib_band(const struct profile *kprof, const struct scenario *sc, int var, const struct sim_config *cfg, int n,
+	       const double *central, double *lo, double *hi, struct mm_error *err);
+
 struct calib_opts {
 	const char *out_machine;
 	const char *out_kernel;

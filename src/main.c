@@ -49,7 +49,7 @@ struct opts {
 	const char *measured;
 	const char *fit_tasks;
 	const char *out_machine, *out_kernel, *measured_dir;
-	int quick;
+	int quick, band;
 	int help, version;
 };
 
@@ -94,6 +94,8 @@ static const struct opt_def opt_table[] = {
     {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
      "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them"},
     {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
+    {"band", O_FLAG, OFF(band), NULL, NULL,
+     "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -766,6 +768,42 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	return 0;
 }
 
+/* --band: every curve again with each [fitted] cost at the ends of its 1-sigma range (calibrate.c). */
+static int run_band(struct run *r, struct mm_error *err)
+{
+	static struct sim_config cfg[2 * REPORT_MAX_POINTS];
+	static double central[2 * REPORT_MAX_POINTS], lo[2 * REPORT_MAX_POINTS], hi[2 * REPORT_MAX_POINTS];
+
+	for (int c = 0; c < r->ncurves; c++) {
+		struct curve *cv = &r->curve[c];
+		int n = 0, ks, rc;
+
+		for (ks = 0; ks < r->nks && &r->ks[ks].k != r->kern[c]; ks++)
+			;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
+				cfg[n] = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
+				central[n] = cv->res[m][p]->ops_per_s;
+			}
+		rc = calib_band(&r->ks[ks].prof, &r->sc[c], r->var[c], cfg, n, central, lo, hi, err);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			fprintf(stderr,
+				"mmsim: --band: kernel profile %s has no [fitted] cost with a 1-sigma range "
+				"(mmsim calibrate writes them): %s's band is its curve\n",
+				r->kern[c]->name, cv->label);
+		n = 0;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
+				cv->band_lo[m][p] = lo[n];
+				cv->band_hi[m][p] = hi[n];
+			}
+		cv->has_band = 1;
+	}
+	return 0;
+}
+
 /* mmsim explain: one point, with the time of every step kept. */
 static int run_explain(struct run *r, struct mm_error *err)
 {
@@ -911,6 +949,8 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		goto fail;
 	}
 	if ((rc = run_curves(r, &jobs, &njobs, &err)))
+		goto fail;
+	if (o->band && (rc = run_band(r, &err)))
 		goto fail;
 	ctx = (struct report_ctx){.machine = r->m.hw.name,
 				  .machine_desc = r->m.hw.description,

@@ -79,3 +79,11 @@ mmsim_cli(compare_usl_needs_three ok
   PATTERNS "USL baseline not shown: .*needs at least three training task counts \\(2 given\\)"
   ARGS compare --measured ${MMSIM_CAL_DIR}/usl.csv --cores 16 --scenario has_pinned_write
        --fit-tasks 1,2 --mode threads)
+
+# --band: the columns, the CSV's '# band:' lines, and the note when no cost carries a range.
+mmsim_cli(band_without_fitted_costs ok
+  PATTERNS "band_low +band_high$" "has no \\[fitted\\] cost with a 1-sigma range"
+  ARGS --cores 2 --scenario page_fault1_vma_lock --tasks 1,2 --band)
+mmsim_cli(band_csv ok
+  PATTERNS "^tasks,processes,processes_idle,threads,threads_idle,linear$" "^# band: 2,0,0,[0-9]+,[0-9]+$"
+  ARGS --cores 2 --scenario page_fault1_vma_lock --tasks 1,2 --band --format csv)

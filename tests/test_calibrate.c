@@ -185,11 +185,74 @@ static void missing_csv_is_an_error(void **state)
 	assert_non_null(strstr(w->err.msg, "/nonexistent/x.csv"));
 }
 
+/* The ranges mmsim calibrate writes are read back, including "2806..2881" (strtod would eat a dot). */
+static void fitted_range_is_read_back(void **state)
+{
+	struct prof_entry e = {.tag = PROF_FITTED, .is_num = 1};
+	double lo, hi;
+
+	(void)state;
+	snprintf(e.note, sizeof(e.note), "[fitted] by mmsim calibrate; 1-sigma 2806..2881 cycles (base had 450)");
+	assert_int_equal(calib_fitted_range(&e, &lo, &hi), 0);
+	assert_true(lo == 2806 && hi == 2881);
+	snprintf(e.note, sizeof(e.note), "[fitted] x; 1-sigma <1.832e+05..2.369e+05+ cycles");
+	assert_int_equal(calib_fitted_range(&e, &lo, &hi), 0);
+	assert_true(lo == 1.832e5 && hi == 2.369e5);
+	snprintf(e.note, sizeof(e.note), "[fitted] by hand, no range");
+	assert_int_equal(calib_fitted_range(&e, &lo, &hi), MM_ENOENT);
+	e.tag = PROF_ASSUMED;
+	snprintf(e.note, sizeof(e.note), "[assumed] 1-sigma 1..2");
+	assert_int_equal(calib_fitted_range(&e, &lo, &hi), MM_ENOENT);
+}
+
+/*
+ * --band: a [fitted] fault_entry_exit with a 1-sigma range of 300..900 cycles (450 at the centre):
+ * page_fault1's throughput must span the centre, lower at the dearer end; without a range the band
+ * is the point.
+ */
+static void band_spans_the_fitted_range(void **state)
+{
+	struct world *w = *state;
+	struct prof_entry *e = profile_find(&w->cm.kprof, "costs", "fault_entry_exit");
+	struct calib_point pt = {.bench = 0, .mode = SC_THREADS, .ntasks = 2};
+	struct kernel_profile k;
+	struct program prog;
+	struct sim_config cfg;
+	double central, lo, hi;
+	int rc;
+
+	assert_non_null(e);
+	e->tag = PROF_FITTED;
+	e->num = 450;
+	snprintf(e->value, sizeof(e->value), "450");
+	assert_int_equal(calib_predict(&w->cm, NULL, &pt, 1, &central, &w->err), 0);
+	assert_int_equal(kernel_profile_derive(&k, &w->cm.kprof, &w->err), 0);
+	assert_int_equal(scenario_compile(&w->cm.sc[0], w->cm.var[0], &k, &prog, &w->err), 0);
+	cfg = (struct sim_config){.topo = &w->m.topo,
+				  .hw = &w->m.hw,
+				  .kernel = &k,
+				  .prog = &prog,
+				  .mode = SC_THREADS,
+				  .ntasks = 2,
+				  .seed = 1};
+	snprintf(e->note, sizeof(e->note), "[fitted] test: no range");
+	rc = calib_band(&w->cm.kprof, &w->cm.sc[0], w->cm.var[0], &cfg, 1, &central, &lo, &hi, &w->err);
+	assert_int_equal(rc, 0);
+	assert_true(lo == central && hi == central);
+	snprintf(e->note, sizeof(e->note), "[fitted] test; 1-sigma 300..900 cycles");
+	rc = calib_band(&w->cm.kprof, &w->cm.sc[0], w->cm.var[0], &cfg, 1, &central, &lo, &hi, &w->err);
+	program_free(&prog);
+	e->tag = PROF_ASSUMED;
+	assert_int_equal(rc, 1);
+	printf("# band of page_fault1 at 2 tasks: %g .. %g .. %g ops/s\n", lo, central, hi);
+	assert_true(lo < central * 0.99 && hi > central * 1.01);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(missing_csv_is_an_error),
-	    cmocka_unit_test(each_parameter_moves_a_point),
+	    cmocka_unit_test(missing_csv_is_an_error),		 cmocka_unit_test(fitted_range_is_read_back),
+	    cmocka_unit_test(band_spans_the_fitted_range),	 cmocka_unit_test(each_parameter_moves_a_point),
 	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
 	};
 
