@@ -657,14 +657,13 @@ static int check_writable(const char *path, struct mm_error *err)
 	return 0;
 }
 
-/* Write @text to @path through a temporary file and rename. */
-static int write_atomic(const char *path, const char *text, struct mm_error *err)
+/* Write @text to a new temporary file beside @path (its name in @tmp), to be renamed once checked. */
+static int write_temp(const char *path, const char *text, char *tmp, size_t cap, struct mm_error *err)
 {
-	char tmp[PATH_MAX];
 	int fd;
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return mm_fail(err, MM_EIO, "%s: cannot be written (%s)", path, strerror(errno));
@@ -674,11 +673,8 @@ static int write_atomic(const char *path, const char *text, struct mm_error *err
 		if (!f)
 			close(fd);
 		unlink(tmp);
+		tmp[0] = 0;
 		return mm_fail(err, MM_EIO, "%s: write failed (%s)", path, strerror(errno));
-	}
-	if (rename(tmp, path)) {
-		unlink(tmp);
-		return mm_fail(err, MM_EIO, "%s: rename failed (%s)", path, strerror(errno));
 	}
 	return 0;
 }
@@ -898,7 +894,7 @@ static void range_text(const struct fit_param_result *p, char *buf, size_t cap)
 }
 
 static int write_kernel_profile(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
-				const char *path, struct mm_error *err)
+				const char *path, char *tmp, size_t cap, struct mm_error *err)
 {
 	struct sbuf b = {0};
 	char facts[1024], date[64], train[512] = "";
@@ -973,7 +969,7 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 	}
 	if (!b.s)
 		return mm_fail(err, MM_ENOMEM, "out of memory");
-	rc = write_atomic(path, b.s, err);
+	rc = write_temp(path, b.s, tmp, cap, err);
 	free(b.s);
 	return rc;
 }
@@ -1119,6 +1115,7 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	struct calib_model cm;
 	struct fit_result fr;
 	const char *tmp = getenv("TMPDIR");
+	char ktmp[PATH_MAX] = "", mtmp[PATH_MAX] = "";
 	int rc, have_m = 0, have_cm = 0;
 	ssize_t n;
 
@@ -1180,11 +1177,12 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	if ((rc = calib_predict(&cm, NULL, c->pts, c->npts, c->pred, err)))
 		goto out;
 	print_report(c, &cm, &fr);
+	/* both written to temporary files, read back as mmsim reads them, then renamed: never half-written */
 	if (o->out_kernel) {
 		char name[64];
 
 		name_of(o->out_kernel, name, sizeof(name));
-		if ((rc = write_kernel_profile(c, &cm, &fr, name, o->out_kernel, err)))
+		if ((rc = write_kernel_profile(c, &cm, &fr, name, o->out_kernel, ktmp, sizeof(ktmp), err)))
 			goto out;
 	}
 	if (o->out_machine) {
@@ -1192,25 +1190,33 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 
 		if ((rc = mm_read_text_file(c->machine_path, &text, err)))
 			goto out;
-		rc = write_atomic(o->out_machine, text, err);
+		rc = write_temp(o->out_machine, text, mtmp, sizeof(mtmp), err);
 		free(text);
 		if (rc)
 			goto out;
 	}
-	if ((rc = check_written(o->out_kernel, o->out_machine, err))) {
-		/* never leave a profile that mmsim refuses */
-		if (o->out_kernel)
-			unlink(o->out_kernel);
-		if (o->out_machine)
-			unlink(o->out_machine);
+	if ((rc = check_written(ktmp[0] ? ktmp : NULL, mtmp[0] ? mtmp : NULL, err)))
+		goto out;
+	if (ktmp[0] && rename(ktmp, o->out_kernel)) {
+		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_kernel, strerror(errno));
 		goto out;
 	}
+	ktmp[0] = 0;
+	if (mtmp[0] && rename(mtmp, o->out_machine)) {
+		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_machine, strerror(errno));
+		goto out;
+	}
+	mtmp[0] = 0;
 	printf("\nwritten: %s%s%s%s\n", o->out_kernel ? o->out_kernel : "", o->out_kernel ? " (--kernel)" : "",
 	       o->out_machine ? (o->out_kernel ? ", " : "") : "", o->out_machine ? o->out_machine : "");
 	if (!o->out_kernel && !o->out_machine)
 		printf("(no --out-kernel or --out-machine: nothing written)\n");
 	stage(c, "done");
 out:
+	if (ktmp[0])
+		unlink(ktmp);
+	if (mtmp[0])
+		unlink(mtmp);
 	if (have_cm)
 		calib_model_free(&cm);
 	if (have_m)
