@@ -70,7 +70,8 @@ static const struct opt_def opt_table[] = {
      "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine"},
     {"scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
      "scenarios or variants to predict (mmsim list), or scenario files"},
-    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic", "hardware profile"},
+    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic",
+     "hardware profile (calibrate: use it instead of measuring this machine)"},
     {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
     {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
     {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
@@ -86,9 +87,9 @@ static const struct opt_def opt_table[] = {
      "events simulated in each point's measurement window (longer: less noise)"},
     {"measured", O_STR, OFF(measured), "FILE", NULL,
      "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
-    {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none",
+    {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none (compare), 1 (calibrate)",
      "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors); "
-     "calibrate: the task counts to fit to (default 1)"},
+     "calibrate: the task counts to fit to"},
     {"out-machine", O_STR, OFF(out_machine), "FILE", NULL, "calibrate: write the measured hardware profile"},
     {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
     {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
@@ -123,7 +124,7 @@ static void usage(FILE *f)
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[64];
