@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "machine.h"
 #include "profile.h"
+#include "calibrate.h"
 #include "explain.h"
 #include "report.h"
 #include "reproduce.h"
@@ -50,6 +51,8 @@ struct opts {
 	const char *measured;
 	const char *fit_tasks;
 	const char *duration, *warmup, *out; /* validate */
+	const char *out_machine, *out_kernel, *measured_dir;
+	int quick, band;
 	int help, version;
 };
 
@@ -70,7 +73,8 @@ static const struct opt_def opt_table[] = {
      "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine"},
     {"scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
      "scenarios or variants to predict (mmsim list), or scenario files"},
-    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic; validate: local", "hardware profile"},
+    {"machine", O_STR, OFF(machine), "NAME|FILE", "generic; validate: local",
+     "hardware profile (calibrate: use it instead of measuring this machine)"},
     {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
     {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
     {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
@@ -86,11 +90,19 @@ static const struct opt_def opt_table[] = {
      "events simulated in each point's measurement window (longer: less noise)"},
     {"measured", O_STR, OFF(measured), "FILE", NULL,
      "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
-    {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none",
-     "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors)"},
+    {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none (compare), 1 (calibrate)",
+     "compare: measured task counts a profile number was fitted to (shown as fitted, not as errors); "
+     "calibrate: the task counts to fit to"},
     {"duration", O_STR, OFF(duration), "S", "5", "validate: seconds each benchmark point is measured"},
     {"warmup", O_STR, OFF(warmup), "S", "1", "validate: seconds of warm-up before each point, discarded"},
     {"out", O_STR, OFF(out), "DIR", "validate-out", "validate: where the measured CSV and the plot go"},
+    {"out-machine", O_STR, OFF(out_machine), "FILE", NULL, "calibrate: write the measured hardware profile"},
+    {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
+    {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
+     "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them"},
+    {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
+    {"band", O_FLAG, OFF(band), NULL, NULL,
+     "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -107,6 +119,7 @@ static const struct command {
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
     {"reproduce", "'mmsim reproduce seeds': every published seed number beside mmsim's prediction"},
     {"validate", "run the real benchmark here (validate/wis_*), compare, and check its event counts"},
+    {"calibrate", "measure this machine, run the harness, fit the kernel path costs, write profiles"},
 };
 
 static void usage(FILE *f)
@@ -115,7 +128,9 @@ static void usage(FILE *f)
 		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
 		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
 		   "       mmsim reproduce seeds [--format table|csv]\n"
-		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n\n");
+		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
+		   "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
+		   "[--measured-dir DIR]\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -709,15 +724,19 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];
-		double sum = 0, worst = 0;
-		int npred = 0;
+		double sum = 0, worst = 0, usum = 0, uworst = 0;
+		int npred = 0, usl;
+		struct usl_fit u;
+		char why[256];
 
 		if (!cv->has_mode[m])
 			continue;
+		/* the baseline to beat: the USL fitted to the same training points (calibrate.c) */
+		usl = calib_usl_baseline(ms, m, fit, &u, why, sizeof(why));
 		printf("\ncompare: %s on %s, %s; measured: %s\n", cv->label, r->m.hw.name,
 		       m == SC_THREADS ? "threads" : "processes", r->o.measured);
-		printf("  %6s %14s %14s %9s %10s %10s  %s\n", "tasks", "measured", "predicted", "error%", "idle_meas",
-		       "idle_pred", "role");
+		printf("  %6s %14s %14s %9s %10s %10s  %-*s%s\n", "tasks", "measured", "predicted", "error%",
+		       "idle_meas", "idle_pred", usl ? 25 : 0, "role", usl ? " usl_err%" : "");
 		for (int p = 0; p < ms->n; p++) {
 			const struct sim_result *res = cv->res[m][p];
 			double meas = ms->ops[m][p], e;
@@ -728,8 +747,17 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 				continue;
 			}
 			e = 100.0 * (res->ops_per_s - meas) / meas;
-			printf("  %6d %14.0f %14.0f %+9.1f %10.2f %10.2f  %s\n", ms->tasks[p], meas, res->ops_per_s, e,
-			       ms->idle[m][p], res->idle_pct, fit[p] ? "fitted (not a prediction)" : "prediction");
+			printf("  %6d %14.0f %14.0f %+9.1f %10.2f %10.2f  %-*s", ms->tasks[p], meas, res->ops_per_s, e,
+			       ms->idle[m][p], res->idle_pct, usl && !fit[p] ? 25 : 0,
+			       fit[p] ? "fitted (not a prediction)" : "prediction");
+			if (usl && !fit[p]) {
+				double ue = 100.0 * (usl_predict(&u, ms->tasks[p]) - meas) / meas;
+
+				printf(" %+8.1f", ue);
+				usum += fabs(ue);
+				uworst = fabs(ue) > uworst ? fabs(ue) : uworst;
+			}
+			putchar('\n');
 			if (!fit[p]) {
 				sum += fabs(e);
 				worst = fabs(e) > worst ? fabs(e) : worst;
@@ -741,6 +769,48 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 			       worst);
 		else
 			printf("  predictions: none (every measured point was used for fitting)\n");
+		if (usl && npred)
+			printf("  USL on the same training points (lambda %.4g, sigma %.3g, kappa %.3g): mean |error| "
+			       "%.1f%%, max %.1f%%\n",
+			       u.lambda, u.sigma, u.kappa, usum / npred, uworst);
+		else if (!usl)
+			printf("  %s\n", why);
+	}
+	return 0;
+}
+
+/* --band: every curve again with each [fitted] cost at the ends of its 1-sigma range (calibrate.c). */
+static int run_band(struct run *r, struct mm_error *err)
+{
+	static struct sim_config cfg[2 * REPORT_MAX_POINTS];
+	static double central[2 * REPORT_MAX_POINTS], lo[2 * REPORT_MAX_POINTS], hi[2 * REPORT_MAX_POINTS];
+
+	for (int c = 0; c < r->ncurves; c++) {
+		struct curve *cv = &r->curve[c];
+		int n = 0, ks, rc;
+
+		for (ks = 0; ks < r->nks && &r->ks[ks].k != r->kern[c]; ks++)
+			;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
+				cfg[n] = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
+				central[n] = cv->res[m][p]->ops_per_s;
+			}
+		rc = calib_band(&r->ks[ks].prof, &r->sc[c], r->var[c], cfg, n, central, lo, hi, err);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			fprintf(stderr,
+				"mmsim: --band: kernel profile %s has no [fitted] cost with a 1-sigma range "
+				"(mmsim calibrate writes them): %s's band is its curve\n",
+				r->kern[c]->name, cv->label);
+		n = 0;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
+				cv->band_lo[m][p] = lo[n];
+				cv->band_hi[m][p] = hi[n];
+			}
+		cv->has_band = 1;
 	}
 	return 0;
 }
@@ -891,6 +961,8 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	}
 	if ((rc = run_curves(r, &jobs, &njobs, &err)))
 		goto fail;
+	if (o->band && (rc = run_band(r, &err)))
+		goto fail;
 	ctx = (struct report_ctx){.machine = r->m.hw.name,
 				  .machine_desc = r->m.hw.description,
 				  .topology = r->m.topo.summary,
@@ -989,6 +1061,26 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 	return rc;
 }
 
+static int cmd_calibrate(const struct opts *o, const char *cmdline)
+{
+	struct mm_error err = {0};
+	/* --machine given: use it instead of measuring (its default, generic, means "measure") */
+	int given = strcmp(o->machine, "generic") != 0;
+	struct calib_opts co = {.out_machine = o->out_machine,
+				.out_kernel = o->out_kernel,
+				.fit_tasks = o->fit_tasks,
+				.measured_dir = o->measured_dir,
+				.machine = given ? o->machine : NULL,
+				.kernel = o->kernel,
+				.quick = o->quick,
+				.seed = o->seed,
+				.cmdline = cmdline};
+
+	if (calibrate_run(&co, &err))
+		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
@@ -1033,8 +1125,10 @@ int main(int argc, char **argv)
 		return cmd_reproduce(&o, reproduce_what);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(&o, cmdline);
+	if (!strcmp(cmd, "calibrate"))
+		return cmd_calibrate(&o, cmdline);
 	return die(2,
-		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce or validate; see "
-		   "mmsim --help)",
+		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce, validate or "
+		   "calibrate; see mmsim --help)",
 		   cmd);
 }

@@ -21,12 +21,12 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 				continue;
 			fprintf(f, "\n%s  [%s, kernel %s, %s]\n", cv->label, cv->scenario, cv->kernel, mode_name[m]);
 			fprintf(f, "  one op = %s\n", cv->opdoc);
+			fprintf(f, "  %6s %14s %14s %9s %11s", "tasks", "ops/s", "ops/s/task", "idle%", "efficiency");
 			if (cv->fixed_work)
-				fprintf(f, "  %6s %14s %14s %9s %11s %12s\n", "tasks", "ops/s", "ops/s/task", "idle%",
-					"efficiency", "makespan_s");
-			else
-				fprintf(f, "  %6s %14s %14s %9s %11s\n", "tasks", "ops/s", "ops/s/task", "idle%",
-					"efficiency");
+				fprintf(f, " %12s", "makespan_s");
+			if (cv->has_band)
+				fprintf(f, " %14s %14s", "band_low", "band_high");
+			fputc('\n', f);
 			for (int p = 0; p < cv->npts; p++) {
 				const struct sim_result *r = cv->res[m][p];
 				double eff = cv->linear1[m] > 0 ? r->ops_per_s / (cv->linear1[m] * cv->tasks[p]) : 0;
@@ -35,6 +35,8 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 					r->ops_per_s_task, r->idle_pct, 100.0 * eff);
 				if (cv->fixed_work)
 					fprintf(f, " %12.6f", r->makespan_s);
+				if (cv->has_band)
+					fprintf(f, " %14.0f %14.0f", cv->band_lo[m][p], cv->band_hi[m][p]);
 				fputc('\n', f);
 			}
 		}
@@ -56,6 +58,17 @@ void report_csv(FILE *f, const struct curve *c)
 			pr ? pr->idle_pct : 0.0, th ? (long long)th->ops_per_s : 0LL, th ? th->idle_pct : 0.0,
 			(long long)(lin * c->tasks[p]));
 	}
+	if (!c->has_band)
+		return;
+	/* after the rows, as comments: readers of runtest.py's CSV skip them */
+	fprintf(f, "# band: ops/s with each [fitted] cost at the ends of its 1-sigma range\n");
+	fprintf(f, "# band: tasks,processes_low,processes_high,threads_low,threads_high\n");
+	for (int p = 0; p < c->npts; p++)
+		fprintf(f, "# band: %d,%lld,%lld,%lld,%lld\n", c->tasks[p],
+			c->has_mode[SC_PROCESSES] ? (long long)c->band_lo[SC_PROCESSES][p] : 0LL,
+			c->has_mode[SC_PROCESSES] ? (long long)c->band_hi[SC_PROCESSES][p] : 0LL,
+			c->has_mode[SC_THREADS] ? (long long)c->band_lo[SC_THREADS][p] : 0LL,
+			c->has_mode[SC_THREADS] ? (long long)c->band_hi[SC_THREADS][p] : 0LL);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -103,10 +116,14 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 				fprintf(f,
 					"%s\n       {\"tasks\": %d, \"ops_per_s\": %.6g, \"ops_per_s_per_task\": %.6g, "
 					"\"idle_pct\": %.4f, \"efficiency\": %.6g, \"makespan_s\": %.9g, "
-					"\"events\": %llu}",
+					"\"events\": %llu",
 					p ? "," : "", cv->tasks[p], r->ops_per_s, r->ops_per_s_task, r->idle_pct,
 					cv->linear1[m] > 0 ? r->ops_per_s / (cv->linear1[m] * cv->tasks[p]) : 0,
 					r->makespan_s, (unsigned long long)r->events);
+				if (cv->has_band)
+					fprintf(f, ", \"band_low\": %.6g, \"band_high\": %.6g", cv->band_lo[m][p],
+						cv->band_hi[m][p]);
+				fputc('}', f);
 			}
 			fprintf(f, "]}");
 		}
@@ -147,6 +164,15 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	}
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m] || !c[i].has_band)
+				continue;
+			fprintf(d, "# %s %s band\n", c[i].label, mode_name[m]);
+			for (int p = 0; p < c[i].npts; p++)
+				fprintf(d, "%d %.6g %.6g\n", c[i].tasks[p], c[i].band_lo[m][p], c[i].band_hi[m][p]);
+			fprintf(d, "\n\n");
+		}
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m])
 				continue;
 			fprintf(d, "# %s %s\n", c[i].label, mode_name[m]);
@@ -167,6 +193,16 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
 	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
 	fprintf(f, "plot ");
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m] || !c[i].has_band)
+				continue;
+			fprintf(f,
+				"%s'%s' index %d using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
+				"title '%s (%s): fitted costs at 1 sigma'",
+				n ? ", " : "", datafile, n, c[i].label, mode_name[m]);
+			n++;
+		}
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m])

@@ -21,6 +21,9 @@ struct curve {
 	struct sim_result *res[2][REPORT_MAX_POINTS];
 	double linear1[2]; /* ops/s of one task, for efficiency and 'linear' */
 	int fixed_work;
+	/* --band: the range of ops/s with each [fitted] cost at the ends of its 1-sigma range */
+	int has_band;
+	double band_lo[2][REPORT_MAX_POINTS], band_hi[2][REPORT_MAX_POINTS];
 	/* measured points to draw over the prediction (mmsim compare) */
 	int nmeas;
 	int meas_tasks[REPORT_MAX_POINTS];
@@ -48,7 +51,7 @@ struct report_ctx {
 };
 
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
-/* will-it-scale's CSV: one curve. */
+/* will-it-scale's CSV: one curve; with a band, '# band:' lines follow the rows. */
 void report_csv(FILE *f, const struct curve *c);
 void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
 /* Writes a gnuplot script and runs gnuplot; 0 or an error code with a message. */

@@ -86,7 +86,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare, explain, reproduce or validate"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare, explain, reproduce, validate or calibrate"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"

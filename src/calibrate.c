@@ -1,0 +1,1227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim calibrate (see calibrate.h and calibrate/README.md): measure, run
+ * the harness, fit the kernel path costs the runs constrain, write the
+ * profiles, report the held-out errors.
+ */
+#include "calibrate.h"
+#include "sweep.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The benchmarks fitted to: will-it-scale's page_fault1 (4 KiB anonymous
+ * faults, per-VMA lock on 6.4+) and seed 000's populate family with THP
+ * (mmap alone, the touch loop, MADV_POPULATE_WRITE: one GUP step per THP as
+ * in 3.9+).  The populate scenario's 4 KiB and read variants are not modelled.
+ */
+const struct calib_bench calib_benches[CALIB_NBENCH] = {
+    {"page_fault1-", "page_fault1_vma_lock", "wis_page_fault1", "--mode both --warmup 1 --duration 3"},
+    {"populate-none-thpoff-", "populate_none", "wis_populate",
+     "--mode both --method none --thp off --warmup 0.001 --rounds 5"},
+    {"populate-loop-thpon-", "populate_loop", "wis_populate",
+     "--mode both --method loop --thp on --warmup 0.001 --rounds 5"},
+    {"populate-madv_populate_write-thpon-", "populate_mmap_thp_step", "wis_populate",
+     "--mode both --method madv_populate_write --thp on --warmup 0.001 --rounds 5"},
+};
+
+/*
+ * fault_entry_exit: every page_fault1 op and every touch-loop THP fault;
+ * mmap_region: all of populate_none; thp_alloc: with the measured 2 MiB
+ * clearing, the THP faults; touch_thp: the loop's 511 stores per THP (the
+ * loop minus MADV_POPULATE_WRITE, within the runs' spread).  The other path
+ * costs stay the base profile's: handle_mm_fault, for one, sits beside
+ * fault_entry_exit in every fault, and a fit of both finds them degenerate.
+ */
+const char *const calib_param_names[CALIB_NPARAM] = {"fault_entry_exit", "mmap_region", "thp_alloc", "touch_thp"};
+
+static int prof_append(struct profile *p, const struct prof_entry *src)
+{
+	if (p->nentries == p->cap) {
+		struct prof_entry *n = realloc(p->e, (size_t)(p->cap * 2 + 8) * sizeof(*n));
+
+		if (!n)
+			return MM_ENOMEM;
+		p->e = n;
+		p->cap = p->cap * 2 + 8;
+	}
+	p->e[p->nentries++] = *src;
+	return 0;
+}
+
+static void prof_set_num(struct prof_entry *e, double v)
+{
+	e->num = v;
+	snprintf(e->value, sizeof(e->value), "%.17g", v);
+}
+
+int calib_model_init(struct calib_model *cm, const struct machine *m, const char *base, const char *donor,
+		     struct mm_error *err)
+{
+	struct profile dp;
+	struct kernel_profile k;
+	int rc, nsc = 0;
+
+	memset(cm, 0, sizeof(*cm));
+	cm->m = m;
+	cm->seed = 1;
+	snprintf(cm->base, sizeof(cm->base), "%s", base);
+	snprintf(cm->donor, sizeof(cm->donor), "%s", donor);
+	if ((rc = profile_load(&cm->kprof, "kernels", base, err)))
+		return rc;
+	if ((rc = profile_load(&dp, "kernels", donor, err))) {
+		profile_free(&cm->kprof);
+		return rc;
+	}
+	for (int i = 0; i < dp.nentries && !rc; i++) {
+		const struct prof_entry *d = &dp.e[i];
+
+		if ((strcmp(d->section, "costs") && strcmp(d->section, "batch")) ||
+		    profile_find(&cm->kprof, d->section, d->key))
+			continue;
+		if (prof_append(&cm->kprof, d))
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		else
+			cm->kprof.e[cm->kprof.nentries - 1].line = -1; /* marks a key taken from the donor */
+	}
+	profile_free(&dp);
+	if (rc)
+		goto fail;
+	cm->nparam = CALIB_NPARAM;
+	for (int j = 0; j < CALIB_NPARAM; j++) {
+		struct prof_entry *e = profile_find(&cm->kprof, "costs", calib_param_names[j]);
+
+		if (!e || !e->is_num || e->num <= 0) {
+			rc = mm_fail(err, MM_ENOENT, "kernel profile %s (with %s's extra keys) has no [costs] %s > 0",
+				     base, donor, calib_param_names[j]);
+			goto fail;
+		}
+		cm->entry[j] = (int)(e - cm->kprof.e);
+		cm->param[j] = (struct fit_param){
+		    .name = calib_param_names[j], .initial = e->num, .lower = e->num / 64, .upper = e->num * 256};
+	}
+	if ((rc = kernel_profile_derive(&k, &cm->kprof, err)))
+		goto fail;
+	for (nsc = 0; nsc < CALIB_NBENCH; nsc++) {
+		struct program prog;
+
+		if ((rc = scenario_load(&cm->sc[nsc], calib_benches[nsc].variant, &cm->var[nsc], err)))
+			goto fail;
+		if ((rc = scenario_compile(&cm->sc[nsc], cm->var[nsc], &k, &prog, err))) {
+			nsc++;
+			goto fail;
+		}
+		program_free(&prog);
+	}
+	return 0;
+fail:
+	for (int i = 0; i < nsc; i++)
+		scenario_free(&cm->sc[i]);
+	profile_free(&cm->kprof);
+	return rc;
+}
+
+void calib_model_free(struct calib_model *cm)
+{
+	for (int i = 0; i < CALIB_NBENCH; i++)
+		scenario_free(&cm->sc[i]);
+	profile_free(&cm->kprof);
+}
+
+int calib_predict(struct calib_model *cm, const double *params, const struct calib_point *pts, int n, double *pred,
+		  struct mm_error *err)
+{
+	struct kernel_profile k;
+	struct program prog[CALIB_NBENCH];
+	int compiled[CALIB_NBENCH] = {0}, rc;
+	struct sweep_job *jobs;
+
+	if (params)
+		for (int j = 0; j < cm->nparam; j++)
+			prof_set_num(&cm->kprof.e[cm->entry[j]], params[j]);
+	if ((rc = kernel_profile_derive(&k, &cm->kprof, err)))
+		return rc;
+	jobs = calloc((size_t)n, sizeof(*jobs));
+	if (!jobs)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		int b = pts[i].bench;
+
+		if (b < 0 || b >= CALIB_NBENCH) {
+			rc = mm_fail(err, MM_EINVAL, "calibrate: no benchmark %d", b);
+			goto out;
+		}
+		/* costs are resolved when a program is compiled: compile against this profile */
+		if (!compiled[b]) {
+			if ((rc = scenario_compile(&cm->sc[b], cm->var[b], &k, &prog[b], err)))
+				goto out;
+			compiled[b] = 1;
+		}
+		jobs[i].cfg = (struct sim_config){
+		    .topo = &cm->m->topo,
+		    .hw = &cm->m->hw,
+		    .kernel = &k,
+		    .prog = &prog[b],
+		    .mode = pts[i].mode,
+		    .ntasks = pts[i].ntasks,
+		    .seed = cm->seed,
+		    .ops_per_task = cm->sc[b].work,
+		    .measure_events = cm->measure_events,
+		};
+	}
+	if ((rc = sweep_run(jobs, n, NULL, NULL, err)))
+		goto out;
+	for (int i = 0; i < n; i++)
+		pred[i] = jobs[i].res.ops_per_s;
+out:
+	for (int b = 0; b < CALIB_NBENCH; b++)
+		if (compiled[b])
+			program_free(&prog[b]);
+	free(jobs);
+	return rc;
+}
+
+struct fit_ctx {
+	struct calib_model *cm;
+	struct calib_point *train;
+	double *pred;
+	int n;
+};
+
+static int calib_residuals(const double *params, double *resid, int nresid, void *arg, struct mm_error *err)
+{
+	struct fit_ctx *c = arg;
+	int rc = calib_predict(c->cm, params, c->train, nresid, c->pred, err);
+
+	for (int i = 0; i < nresid && !rc; i++)
+		resid[i] = c->pred[i] / c->train[i].ops_per_s - 1;
+	return rc;
+}
+
+int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum fit_profile_mode mode,
+	      fit_progress_fn progress, void *progress_arg, struct fit_result *r, struct mm_error *err)
+{
+	struct fit_ctx c = {.cm = cm};
+	double sigma[FIT_MAX_RESID], best[FIT_MAX_PARAMS];
+	int rc;
+
+	c.train = calloc((size_t)n + 1, sizeof(*c.train));
+	c.pred = calloc((size_t)n + 1, sizeof(*c.pred));
+	if (!c.train || !c.pred) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		if (pts[i].train) {
+			if (c.n == FIT_MAX_RESID) {
+				rc = mm_fail(err, MM_ERANGE, "calibrate: more than %d training points", FIT_MAX_RESID);
+				goto out;
+			}
+			sigma[c.n] = pts[i].sigma;
+			c.train[c.n++] = pts[i];
+		}
+	if (!c.n) {
+		rc = mm_fail(err, MM_EINVAL, "calibrate: no training point (check --fit-tasks)");
+		goto out;
+	}
+	{
+		struct fit_param start[FIT_MAX_PARAMS];
+		struct fit_problem fp = {.nparam = cm->nparam,
+					 .param = start,
+					 .nresid = c.n,
+					 .sigma = sigma,
+					 .residuals = calib_residuals,
+					 .ctx = &c,
+					 .profile = FIT_PROFILE_FIXED,
+					 .max_evals = cm->max_evals,
+					 .progress = progress,
+					 .progress_arg = progress_arg};
+		int evals, converged;
+
+		memcpy(start, cm->param, sizeof(start));
+		if ((rc = fit_minimize(&fp, r, err)))
+			goto out;
+		evals = r->evals;
+		converged = r->converged;
+		/*
+		 * A simplex on a piecewise-constant chi2 can collapse away from the minimum: while
+		 * the misfit exceeds its degrees of freedom, start again (a fresh, large simplex)
+		 * from the best point, as long as that helps.
+		 */
+		for (int again = 0; again < 4 && r->chi2 > fmax(1, r->dof); again++) {
+			struct fit_result r2;
+
+			for (int j = 0; j < cm->nparam; j++)
+				start[j].initial = r->param[j].value;
+			if ((rc = fit_minimize(&fp, &r2, err)))
+				goto out;
+			evals += r2.evals;
+			if (r2.chi2 >= r->chi2 * 0.99)
+				break;
+			*r = r2;
+			converged = r->converged;
+		}
+		r->evals = evals;
+		if (mode == FIT_PROFILE_REFIT) {
+			for (int j = 0; j < cm->nparam; j++)
+				start[j].initial = r->param[j].value;
+			fp.profile = FIT_PROFILE_REFIT;
+			fp.max_evals = cm->refit_evals;
+			if ((rc = fit_minimize(&fp, r, err)))
+				goto out;
+			r->evals += evals;
+			/* the refinement starts at the converged point; its own evaluation cap says nothing more */
+			r->converged |= converged;
+		}
+	}
+	for (int j = 0; j < cm->nparam; j++)
+		best[j] = r->param[j].value;
+	for (int j = 0; j < cm->nparam; j++)
+		prof_set_num(&cm->kprof.e[cm->entry[j]], best[j]);
+out:
+	free(c.train);
+	free(c.pred);
+	return rc;
+}
+
+/* ---- --band ------------------------------------------------------------------ */
+
+int calib_fitted_range(const struct prof_entry *e, double *lo, double *hi)
+{
+	const char *s = e->tag == PROF_FITTED && e->is_num ? strstr(e->note, "1-sigma ") : NULL;
+	char *end;
+
+	if (!s)
+		return MM_ENOENT;
+	char num[64];
+	const char *dots;
+
+	s += strlen("1-sigma ");
+	s += *s == '<';
+	/* "2806..2881": strtod would read "2806." and leave one dot */
+	dots = strstr(s, "..");
+	if (!dots || dots - s >= (long)sizeof(num))
+		return MM_ENOENT;
+	snprintf(num, sizeof(num), "%.*s", (int)(dots - s), s);
+	*lo = strtod(num, &end);
+	if (end == num || *end)
+		return MM_ENOENT;
+	s = dots + 2;
+	*hi = strtod(s, &end);
+	if (end == s || !(*lo > 0) || !(*hi >= *lo))
+		return MM_ENOENT;
+	return 0;
+}
+
+int calib_band(const struct profile *kprof, const struct scenario *sc, int var, const struct sim_config *cfg, int n,
+	       const double *central, double *lo, double *hi, struct mm_error *err)
+{
+	struct sweep_job *jobs = calloc((size_t)n + 1, sizeof(*jobs));
+	int varied = 0, rc = 0;
+
+	if (!jobs)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		lo[i] = hi[i] = central[i];
+	for (int e = 0; e < kprof->nentries && !rc; e++) {
+		double end[2];
+
+		if (calib_fitted_range(&kprof->e[e], &end[0], &end[1]))
+			continue;
+		varied++;
+		for (int side = 0; side < 2 && !rc; side++) {
+			struct profile kp;
+			struct kernel_profile k;
+			struct program prog;
+
+			if (profile_copy(&kp, kprof)) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
+			}
+			prof_set_num(&kp.e[e], end[side]);
+			if (!(rc = kernel_profile_derive(&k, &kp, err)) &&
+			    !(rc = scenario_compile(sc, var, &k, &prog, err))) {
+				for (int i = 0; i < n; i++) {
+					memset(&jobs[i], 0, sizeof(jobs[i]));
+					jobs[i].cfg = cfg[i];
+					jobs[i].cfg.kernel = &k;
+					jobs[i].cfg.prog = &prog;
+					jobs[i].cfg.steps = NULL;
+				}
+				rc = sweep_run(jobs, n, NULL, NULL, err);
+				for (int i = 0; i < n && !rc; i++) {
+					lo[i] = fmin(lo[i], jobs[i].res.ops_per_s);
+					hi[i] = fmax(hi[i], jobs[i].res.ops_per_s);
+				}
+				program_free(&prog);
+			}
+			profile_free(&kp);
+		}
+	}
+	free(jobs);
+	return rc ? rc : varied;
+}
+
+/* ---- measured points ------------------------------------------------------ */
+
+static double field_num(const char *line, const char *key, int *found)
+{
+	char pat[64];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	s = strstr(line, pat);
+	*found = s != NULL;
+	return s ? strtod(s + strlen(pat), NULL) : 0;
+}
+
+int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err)
+{
+	char line[8192], want[64];
+	FILE *f = fopen(csv, "r");
+	int found = 0;
+
+	if (!f)
+		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", csv, strerror(errno));
+	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *ms;
+		double v, lo, hi, ns;
+		int a, b, c, d;
+
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		line[strcspn(line, "\r\n")] = 0;
+		ms = strstr(line, " makespans_s=");
+		if (ms) {
+			/* fixed work: the spread of the rounds' makespans; the point is their median */
+			double x[64], mean = 0, var = 0;
+			int k = 0;
+			char *p = (char *)ms + strlen(" makespans_s="), *end;
+
+			while (k < 64) {
+				x[k] = strtod(p, &end);
+				if (end == p)
+					break;
+				mean += x[k++];
+				p = end + (*end == ',');
+			}
+			if (k < 2)
+				continue;
+			mean /= k;
+			for (int i = 0; i < k; i++)
+				var += (x[i] - mean) * (x[i] - mean);
+			*sigma = sqrt(var / (k - 1)) / mean * 1.2533 / sqrt(k);
+			found = 1;
+			continue;
+		}
+		/* throughput: the point is the window's total, the mean of the per-interval samples */
+		v = field_num(line, "ops_per_s", &a);
+		lo = field_num(line, "sample_ops_per_s_min", &b);
+		hi = field_num(line, "sample_ops_per_s_max", &c);
+		ns = field_num(line, "samples", &d);
+		if (a && b && c && v > 0) {
+			*sigma = (hi - lo) / 2.33 / v / sqrt(d && ns >= 1 ? ns : 1);
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return MM_ENOENT;
+	if (!(*sigma >= 0.005))
+		*sigma = 0.005;
+	return 0;
+}
+
+int calib_usl_baseline(const struct measured *ms, int mode, const int *train, struct usl_fit *u, char *why,
+		       size_t whylen)
+{
+	double n[REPORT_MAX_POINTS], x[REPORT_MAX_POINTS];
+	struct mm_error err = {0};
+	int k = 0;
+
+	for (int p = 0; p < ms->n; p++)
+		if (train[p] && ms->ops[mode][p] > 0) {
+			n[k] = ms->tasks[p];
+			x[k++] = ms->ops[mode][p];
+		}
+	if (k < 3) {
+		snprintf(why, whylen,
+			 "USL baseline not shown: it has three parameters and needs at least three training task "
+			 "counts (%d given)",
+			 k);
+		return 0;
+	}
+	if (usl_fit(n, x, k, u, &err)) {
+		snprintf(why, whylen, "USL baseline not shown: %s", err.msg);
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+struct cal {
+	const struct calib_opts *o;
+	char tmpdir[1024];
+	char bindir[1024]; /* the directory of the mmsim executable */
+	char machine_path[PATH_MAX];
+	char csv[CALIB_NBENCH][PATH_MAX];
+	struct measured ms[CALIB_NBENCH];
+	int fit_tasks[64], nfit;
+	struct calib_point pts[FIT_MAX_RESID];
+	double pred[FIT_MAX_RESID];
+	int npts;
+	double t0;
+	int evals_shown;
+	enum fit_profile_mode profile;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void stage(struct cal *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void stage(struct cal *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "calibrate [%5.1f s]: ", now_s() - c->t0);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void fit_progress(void *arg, int evals, double best_chi2)
+{
+	struct cal *c = arg;
+
+	if (evals % 20 && evals > 1)
+		return;
+	if (isatty(2))
+		fprintf(stderr, "\rcalibrate [%5.1f s]: fitting: %d model evaluations, best chi2 %.4g   ",
+			now_s() - c->t0, evals, best_chi2);
+	c->evals_shown = 1;
+}
+
+/* Run @argv with stdout and stderr to @log; 0, or an error quoting the log's last line. */
+static int run_child(char *const argv[], const char *log, struct mm_error *err)
+{
+	pid_t pid;
+	int status, fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return mm_fail(err, MM_EIO, "fork: %s", strerror(errno));
+	if (!pid) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return mm_fail(err, MM_EIO, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	{
+		char line[512] = "", last[512] = "";
+		FILE *f = fopen(log, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (line[0] != '\n')
+				snprintf(last, sizeof(last), "%s", line);
+		if (f)
+			fclose(f);
+		last[strcspn(last, "\n")] = 0;
+		return mm_fail(err, MM_EIO, "%s %s (exit %d): %s", argv[0],
+			       WIFEXITED(status) && WEXITSTATUS(status) == 77 ? "skipped" : "failed",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), last);
+	}
+}
+
+/* An executable beside mmsim's build (build/src/../SUBDIR/NAME), or $ENV. */
+static int find_exe(const struct cal *c, const char *env, const char *subdir, const char *name, char *out, size_t cap,
+		    struct mm_error *err)
+{
+	const char *e = getenv(env);
+
+	if (e && *e) {
+		if (!strcmp(env, "MMSIM_VALIDATE_DIR"))
+			snprintf(out, cap, "%s/%s", e, name);
+		else
+			snprintf(out, cap, "%s", e);
+	} else {
+		snprintf(out, cap, "%s/../%s/%s", c->bindir, subdir, name);
+	}
+	if (access(out, X_OK))
+		return mm_fail(err, MM_ENOENT, "%s: not an executable (%s); build it (cmake --build build) or set %s",
+			       out, strerror(errno), env);
+	return 0;
+}
+
+static int parse_fit_tasks(struct cal *c, const char *list, struct mm_error *err)
+{
+	char buf[1024], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || v < 1 || v > 100000)
+			return mm_fail(err, MM_EINVAL,
+				       "--fit-tasks: '%s' is not a task count (expected e.g. 1 or 1,2,4)", tok);
+		if (c->nfit == 64)
+			return mm_fail(err, MM_ERANGE, "--fit-tasks: at most 64 task counts");
+		c->fit_tasks[c->nfit++] = (int)v;
+	}
+	if (!c->nfit)
+		return mm_fail(err, MM_EINVAL, "--fit-tasks: empty list (expected e.g. 1 or 1,2,4)");
+	return 0;
+}
+
+static int is_fit_task(const struct cal *c, int t)
+{
+	for (int i = 0; i < c->nfit; i++)
+		if (c->fit_tasks[i] == t)
+			return 1;
+	return 0;
+}
+
+/* The newest DIR/PREFIX*.csv (by name: the files carry their date). */
+static int find_csv(const char *dir, const char *prefix, char *out, size_t cap, struct mm_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char best[256] = "";
+
+	if (!d)
+		return mm_fail(err, MM_ENOENT, "--measured-dir %s: cannot open: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (!strncmp(de->d_name, prefix, strlen(prefix)) && len > 4 && !strcmp(de->d_name + len - 4, ".csv") &&
+		    strcmp(de->d_name, best) > 0)
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!best[0])
+		return mm_fail(err, MM_ENOENT,
+			       "--measured-dir %s: no %s*.csv (expected a validate/ CSV, e.g. from "
+			       "validate/measure-here.sh)",
+			       dir, prefix);
+	snprintf(out, cap, "%s/%s", dir, best);
+	return 0;
+}
+
+/* Fail now, before minutes of measuring, if an output cannot be created. */
+static int check_writable(const char *path, struct mm_error *err)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	if (!path)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return mm_fail(err, MM_EIO, "%s: cannot be written (%s)", path, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/* Write @text to a new temporary file beside @path (its name in @tmp), to be renamed once checked. */
+static int write_temp(const char *path, const char *text, char *tmp, size_t cap, struct mm_error *err)
+{
+	int fd;
+	FILE *f;
+
+	snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return mm_fail(err, MM_EIO, "%s: cannot be written (%s)", path, strerror(errno));
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		if (!f)
+			close(fd);
+		unlink(tmp);
+		tmp[0] = 0;
+		return mm_fail(err, MM_EIO, "%s: write failed (%s)", path, strerror(errno));
+	}
+	return 0;
+}
+
+static int measure_machine(struct cal *c, struct machine *m, struct mm_error *err)
+{
+	char exe[PATH_MAX], log[PATH_MAX + 16];
+	char *argv[8];
+	int n = 0, rc;
+
+	if (c->o->machine) {
+		stage(c, "hardware profile given (--machine %s): not measuring", c->o->machine);
+		snprintf(c->machine_path, sizeof(c->machine_path), "%s", c->o->machine);
+		return machine_load(m, c->o->machine, 0, err);
+	}
+	if ((rc = find_exe(c, "MMSIM_MEASURE", "calibrate", "mmsim-measure", exe, sizeof(exe), err)))
+		return rc;
+	snprintf(c->machine_path, sizeof(c->machine_path), "%s/machine.conf", c->tmpdir);
+	snprintf(log, sizeof(log), "%s/measure.log", c->tmpdir);
+	argv[n++] = exe;
+	if (c->o->quick)
+		argv[n++] = "--quick";
+	argv[n++] = "--out";
+	argv[n++] = c->machine_path;
+	argv[n++] = "--name";
+	argv[n++] = "calibrated";
+	argv[n] = NULL;
+	stage(c, "measuring this machine: %s%s (%s)", exe, c->o->quick ? " --quick" : "",
+	      c->o->quick ? "seconds" : "about a minute");
+	if ((rc = run_child(argv, log, err)))
+		return rc;
+	return machine_load(m, c->machine_path, 0, err);
+}
+
+static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
+{
+	char tasks[256] = "";
+	int rc, maxfit = 0;
+
+	/* the training task counts, and twice the largest as the held-out point */
+	for (int i = 0; i < c->nfit; i++)
+		maxfit = c->fit_tasks[i] > maxfit ? c->fit_tasks[i] : maxfit;
+	for (int t = 1; t <= ncpus; t++)
+		if (is_fit_task(c, t) || t == 2 * maxfit || (t == ncpus && ncpus < 2 * maxfit && !is_fit_task(c, t)))
+			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%d", tasks[0] ? "," : "", t);
+	for (int i = 0; i < c->nfit; i++)
+		if (c->fit_tasks[i] > ncpus)
+			return mm_fail(err, MM_ERANGE, "--fit-tasks: %d tasks, but this machine has %d CPUs",
+				       c->fit_tasks[i], ncpus);
+	for (int b = 0; b < CALIB_NBENCH; b++) {
+		const struct calib_bench *cb = &calib_benches[b];
+		char exe[PATH_MAX], log[PATH_MAX + 16], args[512], *argv[32], *save, *tok;
+		int n = 0;
+
+		if (c->o->measured_dir) {
+			if ((rc = find_csv(c->o->measured_dir, cb->prefix, c->csv[b], sizeof(c->csv[b]), err)))
+				return rc;
+			stage(c, "%s: %s", cb->variant, c->csv[b]);
+			continue;
+		}
+		if ((rc = find_exe(c, "MMSIM_VALIDATE_DIR", "validate", cb->exe, exe, sizeof(exe), err)))
+			return rc;
+		snprintf(c->csv[b], sizeof(c->csv[b]), "%s/%shere.csv", c->tmpdir, cb->prefix);
+		snprintf(log, sizeof(log), "%s/%shere.log", c->tmpdir, cb->prefix);
+		snprintf(args, sizeof(args), "%s", cb->args);
+		argv[n++] = exe;
+		for (tok = strtok_r(args, " ", &save); tok && n < 24; tok = strtok_r(NULL, " ", &save)) {
+			/* short runs with --quick: a smoke test of the pipeline */
+			if (c->o->quick && !strcmp(tok, "3"))
+				tok = "1";
+			argv[n++] = tok;
+		}
+		argv[n++] = "--tasks";
+		argv[n++] = tasks;
+		argv[n++] = "--out";
+		argv[n++] = c->csv[b];
+		argv[n] = NULL;
+		stage(c, "benchmark %d/%d: %s %s --tasks %s", b + 1, CALIB_NBENCH, cb->exe, cb->args, tasks);
+		if ((rc = run_child(argv, log, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The harness's other_cpus: busy CPU time in the window not charged to the tasks. */
+static void warn_other_load(struct cal *c, int b, int mode, int ntasks)
+{
+	char line[8192], want[64];
+	FILE *f = fopen(c->csv[b], "r");
+
+	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
+	while (f && fgets(line, sizeof(line), f)) {
+		int found;
+		double other = field_num(line, "other_cpus", &found);
+
+		if (!strncmp(line, want, strlen(want)) && found && other > 0.10)
+			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", c->csv[b],
+			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
+	}
+	if (f)
+		fclose(f);
+}
+
+static int collect_points(struct cal *c, struct mm_error *err)
+{
+	int rc;
+
+	for (int b = 0; b < CALIB_NBENCH; b++) {
+		struct measured *ms = &c->ms[b];
+
+		if ((rc = measured_load(c->csv[b], ms, err)))
+			return rc;
+		for (int i = 0; i < c->nfit; i++) {
+			int ok = 0;
+
+			for (int p = 0; p < ms->n; p++)
+				ok |= ms->tasks[p] == c->fit_tasks[i] && ms->ops[SC_THREADS][p] > 0;
+			if (!ok)
+				return mm_fail(err, MM_EINVAL,
+					       "%s: no threads result at %d tasks (a --fit-tasks point)", c->csv[b],
+					       c->fit_tasks[i]);
+		}
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; p < ms->n; p++) {
+				struct calib_point *pt;
+
+				if (ms->ops[m][p] <= 0)
+					continue;
+				if (c->npts == FIT_MAX_RESID)
+					return mm_fail(err, MM_ERANGE, "calibrate: more than %d measured points",
+						       FIT_MAX_RESID);
+				pt = &c->pts[c->npts++];
+				*pt = (struct calib_point){.bench = b,
+							   .mode = m,
+							   .ntasks = ms->tasks[p],
+							   .ops_per_s = ms->ops[m][p],
+							   /* the scenarios' own mode (threads) is fitted to */
+							   .train = m == SC_THREADS && is_fit_task(c, ms->tasks[p])};
+				warn_other_load(c, b, m, ms->tasks[p]);
+				rc = calib_point_sigma(c->csv[b], m, ms->tasks[p], &pt->sigma, err);
+				if (rc == MM_ENOENT)
+					pt->sigma = 0.02; /* runtest.py's CSV has no spread: an assumed 2% */
+				else if (rc)
+					return rc;
+			}
+	}
+	return 0;
+}
+
+/* ---- the written profiles ---------------------------------------------------- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *s = realloc(b->s, cap);
+
+		if (!s)
+			return;
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+static void host_facts(char *buf, size_t cap)
+{
+	struct utsname u;
+	char model[256] = "unknown", line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (uname(&u))
+		snprintf(buf, cap, "host unknown; cpu: %s; %ld CPUs online", model, sysconf(_SC_NPROCESSORS_ONLN));
+	else
+		snprintf(buf, cap, "host: %s; kernel: %s %s; cpu: %s; %ld CPUs online", u.nodename, u.release,
+			 u.version, model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static const char *mode_name(int m)
+{
+	return m == SC_THREADS ? "threads" : "processes";
+}
+
+static const char *bench_name(int b)
+{
+	return calib_benches[b].variant;
+}
+
+static void range_text(const struct fit_param_result *p, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%.4g..%.4g%s", p->lo_open ? "<" : "", p->lo, p->hi, p->hi_open ? "+" : "");
+}
+
+static int write_kernel_profile(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
+				const char *path, char *tmp, size_t cap, struct mm_error *err)
+{
+	struct sbuf b = {0};
+	char facts[1024], date[64], train[512] = "";
+	time_t now = time(NULL);
+	int rc;
+
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	host_facts(facts, sizeof(facts));
+	for (int i = 0; i < c->nfit; i++)
+		snprintf(train + strlen(train), sizeof(train) - strlen(train), "%s%d", i ? "," : "", c->fit_tasks[i]);
+	sb_printf(&b, "# Kernel profile written by mmsim calibrate: %s with the kernel path costs that the\n",
+		  cm->base);
+	sb_printf(&b,
+		  "# validation harness's runs on this machine constrain fitted to them (model/fit.c: nmsimplex2\n");
+	sb_printf(&b,
+		  "# in log space through sim_run; 1-sigma ranges from the profile of chi2, the others refitted).\n");
+	sb_printf(&b, "# date: %s\n# %s\n", date, facts);
+	sb_printf(&b, "# command: %s\n", c->o->cmdline ? c->o->cmdline : "mmsim calibrate");
+	sb_printf(&b, "# machine profile: %s%s\n", c->o->out_machine ? c->o->out_machine : c->machine_path,
+		  c->o->machine ? " (given with --machine)" : " (measured now by calibrate/mmsim-measure)");
+	for (int bn = 0; bn < CALIB_NBENCH; bn++)
+		sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
+			  c->o->measured_dir ? c->csv[bn] : calib_benches[bn].exe,
+			  c->o->measured_dir ? "" : " (run now)");
+	sb_printf(
+	    &b,
+	    "# fitted on: threads points at tasks %s of the four benchmarks; chi2 %.3g for %d degree(s) of freedom; "
+	    "%d model evaluations; %s\n",
+	    train, fr->chi2, fr->dof, fr->evals, fr->converged ? "converged" : "NOT converged (max evaluations)");
+	for (int i = 0; i < c->npts; i++) {
+		const struct calib_point *p = &c->pts[i];
+
+		sb_printf(&b, "# %s: %s %s %d tasks: measured %.6g ops/s (sigma %.1f%%), simulated %.6g, %+.1f%%\n",
+			  p->train ? "residual (fitted)" : "held out (prediction)", bench_name(p->bench),
+			  mode_name(p->mode), p->ntasks, p->ops_per_s, 100 * p->sigma, c->pred[i],
+			  100 * (c->pred[i] / p->ops_per_s - 1));
+	}
+	sb_printf(&b, "[kernel]\n# [assumed] name used on the command line (this file's name)\nname = %s\n", name);
+	sb_printf(&b, "# [assumed] every entry not set here is %s's\nbase = %s\n", cm->base, cm->base);
+	for (int s = 0; s < 2; s++) {
+		const char *sec = s ? "costs" : "batch";
+
+		sb_printf(&b, "\n[%s]\n", sec);
+		for (int i = 0; i < cm->kprof.nentries; i++) {
+			const struct prof_entry *e = &cm->kprof.e[i];
+			int j;
+
+			if (strcmp(e->section, sec))
+				continue;
+			for (j = 0; j < cm->nparam && cm->entry[j] != i; j++)
+				;
+			if (j < cm->nparam) {
+				const struct fit_param_result *p = &fr->param[j];
+				char rng[96];
+
+				range_text(p, rng, sizeof(rng));
+				sb_printf(
+				    &b,
+				    "# [fitted] by mmsim calibrate on %s to the threads runs at tasks %s; 1-sigma %s "
+				    "cycles (%s had %g)\n",
+				    date, train, rng, cm->base, cm->param[j].initial);
+				if (!p->identifiable)
+					sb_printf(&b, "# NOT identifiable from these runs: %s\n", p->reason);
+				sb_printf(&b, "%s = %.0f\n", e->key, round(e->num));
+			} else if (e->line == -1) {
+				sb_printf(&b,
+					  "# copied from %s: the populate scenario needs it and %s has none\n# %s\n",
+					  cm->donor, cm->base, e->note);
+				sb_printf(&b, "%s = %s\n", e->key, e->value);
+			}
+		}
+	}
+	if (!b.s)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	rc = write_temp(path, b.s, tmp, cap, err);
+	free(b.s);
+	return rc;
+}
+
+/* What was written is read back as --kernel and --machine read it, and every benchmark's variant compiles. */
+static int check_written(const char *kpath, const char *mpath, struct mm_error *err)
+{
+	struct profile p;
+	struct kernel_profile k;
+	struct machine m;
+	int rc;
+
+	if (mpath) {
+		if ((rc = machine_load(&m, mpath, 0, err)))
+			return rc;
+		machine_free(&m);
+	}
+	if (!kpath)
+		return 0;
+	if ((rc = profile_load(&p, "kernels", kpath, err)))
+		return rc;
+	if (!(rc = kernel_profile_derive(&k, &p, err)))
+		for (int b = 0; b < CALIB_NBENCH && !rc; b++) {
+			struct scenario sc;
+			struct program prog;
+			int v;
+
+			if ((rc = scenario_load(&sc, calib_benches[b].variant, &v, err)))
+				break;
+			if (!(rc = scenario_compile(&sc, v, &k, &prog, err)))
+				program_free(&prog);
+			scenario_free(&sc);
+		}
+	profile_free(&p);
+	return rc;
+}
+
+static void print_report(struct cal *c, struct calib_model *cm, const struct fit_result *fr)
+{
+	printf("\nmmsim calibrate: kernel path costs fitted to the threads runs at tasks");
+	for (int i = 0; i < c->nfit; i++)
+		printf("%s%d", i ? "," : " ", c->fit_tasks[i]);
+	printf(" (base %s, machine %s)\n", cm->base, cm->m->hw.name);
+	printf("  %-18s %10s %10s %22s  %s\n", "cost (cycles)", "before", "fitted", "1-sigma range", "identifiable");
+	for (int j = 0; j < cm->nparam; j++) {
+		const struct fit_param_result *p = &fr->param[j];
+		char rng[96];
+
+		range_text(p, rng, sizeof(rng));
+		printf("  %-18s %10.0f %10.0f %22s  %s%s\n", cm->param[j].name, cm->param[j].initial, p->value, rng,
+		       p->identifiable ? "yes" : "NO",
+		       p->value >= cm->param[j].upper * 0.999 || p->value <= cm->param[j].lower * 1.001
+			   ? " (at the bound of its search: the model misses these points)"
+			   : "");
+		if (!p->identifiable)
+			printf("      %s\n", p->reason);
+	}
+	printf("  chi2 %.3g for %d degree(s) of freedom, %d model evaluations, %s\n", fr->chi2, fr->dof, fr->evals,
+	       fr->converged ? "converged" : "not converged (max evaluations reached)");
+	printf("  ranges: where chi2 rises by %.3g %s\n", fr->delta_chi2,
+	       c->profile == FIT_PROFILE_REFIT ? "with the other costs refitted (the profile likelihood)"
+					       : "with the other costs held at the best fit (--quick: conditional, "
+						 "blind to degenerate pairs)");
+	for (int m = 0; m < 2; m++) {
+		double sum = 0, worst = 0;
+		int npred = 0;
+
+		printf("\n%s: measured vs simulated with the fitted profile\n", mode_name(m));
+		printf("  %-24s %6s %14s %14s %9s %8s  %s\n", "benchmark (variant)", "tasks", "measured", "predicted",
+		       "error%", "sigma%", "role");
+		for (int i = 0; i < c->npts; i++) {
+			const struct calib_point *p = &c->pts[i];
+			double e = 100 * (c->pred[i] / p->ops_per_s - 1);
+
+			if (p->mode != m)
+				continue;
+			printf("  %-24s %6d %14.6g %14.6g %+9.1f %8.1f  %s\n", bench_name(p->bench), p->ntasks,
+			       p->ops_per_s, c->pred[i], e, 100 * p->sigma,
+			       p->train ? "fitted (not a prediction)" : "prediction");
+			if (!p->train) {
+				sum += fabs(e);
+				worst = fabs(e) > worst ? fabs(e) : worst;
+				npred++;
+			}
+		}
+		if (npred)
+			printf("  predictions: %d point(s), mean |error| %.1f%%, max %.1f%%\n", npred, sum / npred,
+			       worst);
+		for (int b = 0; b < CALIB_NBENCH; b++) {
+			int train[REPORT_MAX_POINTS] = {0};
+			struct usl_fit u;
+			char why[256];
+
+			for (int p = 0; p < c->ms[b].n; p++)
+				train[p] = m == SC_THREADS && is_fit_task(c, c->ms[b].tasks[p]);
+			if (m != SC_THREADS)
+				continue; /* training points are threads points */
+			if (!calib_usl_baseline(&c->ms[b], m, train, &u, why, sizeof(why))) {
+				if (b == 0)
+					printf("  %s\n", why);
+				continue;
+			}
+			for (int p = 0; p < c->ms[b].n; p++)
+				if (!train[p] && c->ms[b].ops[m][p] > 0)
+					printf("  USL %-20s %6d %14.6g %14.6g %+9.1f\n", bench_name(b),
+					       c->ms[b].tasks[p], c->ms[b].ops[m][p],
+					       usl_predict(&u, c->ms[b].tasks[p]),
+					       100 * (usl_predict(&u, c->ms[b].tasks[p]) / c->ms[b].ops[m][p] - 1));
+		}
+	}
+}
+
+static int rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[PATH_MAX + 256];
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+	closedir(d);
+	return rmdir(dir);
+}
+
+static void name_of(const char *path, char *out, size_t cap)
+{
+	const char *s = strrchr(path, '/');
+	const char *base = s ? s + 1 : path;
+	const char *dot = strrchr(base, '.');
+
+	snprintf(out, cap, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
+}
+
+int calibrate_run(const struct calib_opts *o, struct mm_error *err)
+{
+	struct cal *c = calloc(1, sizeof(*c));
+	struct machine m;
+	struct calib_model cm;
+	struct fit_result fr;
+	const char *tmp = getenv("TMPDIR");
+	char ktmp[PATH_MAX] = "", mtmp[PATH_MAX] = "";
+	int rc, have_m = 0, have_cm = 0;
+	ssize_t n;
+
+	if (!c)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	c->o = o;
+	c->t0 = now_s();
+	n = readlink("/proc/self/exe", c->bindir, sizeof(c->bindir) - 1);
+	if (n > 0) {
+		c->bindir[n] = 0;
+		*strrchr(c->bindir, '/') = 0;
+	} else {
+		snprintf(c->bindir, sizeof(c->bindir), ".");
+	}
+	if ((rc = parse_fit_tasks(c, o->fit_tasks ? o->fit_tasks : "1", err)) ||
+	    (rc = check_writable(o->out_machine, err)) || (rc = check_writable(o->out_kernel, err))) {
+		free(c);
+		return rc;
+	}
+	if (o->machine && o->out_machine) {
+		free(c);
+		return mm_fail(err, MM_EINVAL,
+			       "--out-machine writes a measured profile: not with --machine (which "
+			       "skips measuring)");
+	}
+	snprintf(c->tmpdir, sizeof(c->tmpdir), "%s/mmsim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(c->tmpdir)) {
+		rc = mm_fail(err, MM_EIO, "%s: cannot create a temporary directory (%s)", c->tmpdir, strerror(errno));
+		free(c);
+		return rc;
+	}
+	if ((rc = measure_machine(c, &m, err)))
+		goto out;
+	have_m = 1;
+	if ((rc = run_benchmarks(c, m.topo.ncpus, err)) || (rc = collect_points(c, err)))
+		goto out;
+	if ((rc = calib_model_init(&cm, &m, o->kernel ? o->kernel : "linux-6.8", "linux-3.9", err)))
+		goto out;
+	have_cm = 1;
+	cm.seed = o->seed ? o->seed : 1;
+	cm.max_evals = 400;
+	cm.refit_evals = 60;
+	{
+		int ntrain = 0;
+
+		for (int i = 0; i < c->npts; i++)
+			ntrain += c->pts[i].train;
+		stage(c, "fitting %d kernel path costs to %d training points (held out: %d)", cm.nparam, ntrain,
+		      c->npts - ntrain);
+	}
+	/* --quick: ranges with the others held at the best fit (cheap, and blind to degenerate pairs) */
+	c->profile = o->quick ? FIT_PROFILE_FIXED : FIT_PROFILE_REFIT;
+	rc = calib_fit(&cm, c->pts, c->npts, c->profile, fit_progress, c, &fr, err);
+	if (c->evals_shown && isatty(2))
+		fputc('\n', stderr);
+	if (rc)
+		goto out;
+	stage(c, "fitted: %d model evaluations; predicting every measured point", fr.evals);
+	if ((rc = calib_predict(&cm, NULL, c->pts, c->npts, c->pred, err)))
+		goto out;
+	print_report(c, &cm, &fr);
+	/* both written to temporary files, read back as mmsim reads them, then renamed: never half-written */
+	if (o->out_kernel) {
+		char name[64];
+
+		name_of(o->out_kernel, name, sizeof(name));
+		if ((rc = write_kernel_profile(c, &cm, &fr, name, o->out_kernel, ktmp, sizeof(ktmp), err)))
+			goto out;
+	}
+	if (o->out_machine) {
+		char *text = NULL;
+
+		if ((rc = mm_read_text_file(c->machine_path, &text, err)))
+			goto out;
+		rc = write_temp(o->out_machine, text, mtmp, sizeof(mtmp), err);
+		free(text);
+		if (rc)
+			goto out;
+	}
+	if ((rc = check_written(ktmp[0] ? ktmp : NULL, mtmp[0] ? mtmp : NULL, err)))
+		goto out;
+	if (ktmp[0] && rename(ktmp, o->out_kernel)) {
+		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_kernel, strerror(errno));
+		goto out;
+	}
+	ktmp[0] = 0;
+	if (mtmp[0] && rename(mtmp, o->out_machine)) {
+		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_machine, strerror(errno));
+		goto out;
+	}
+	mtmp[0] = 0;
+	printf("\nwritten: %s%s%s%s\n", o->out_kernel ? o->out_kernel : "", o->out_kernel ? " (--kernel)" : "",
+	       o->out_machine ? (o->out_kernel ? ", " : "") : "", o->out_machine ? o->out_machine : "");
+	if (!o->out_kernel && !o->out_machine)
+		printf("(no --out-kernel or --out-machine: nothing written)\n");
+	stage(c, "done");
+out:
+	if (ktmp[0])
+		unlink(ktmp);
+	if (mtmp[0])
+		unlink(mtmp);
+	if (have_cm)
+		calib_model_free(&cm);
+	if (have_m)
+		machine_free(&m);
+	rm_tree(c->tmpdir);
+	free(c);
+	return rc;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim calibrate: measure this machine (calibrate/mmsim-measure), run the
+ * validation harness (validate/wis_*) or read its CSVs, fit the few kernel
+ * path costs the runs constrain (fit_minimize through sim_run), write a
+ * machine and a kernel profile, and hold the fitted model against the
+ * measured points it was not fitted to.
+ *
+ * The fitting half (struct calib_model) is usable on its own: the synthetic
+ * recovery test simulates with known costs, adds noise, and fits.
+ */
+#ifndef MMSIM_CALIBRATE_H
+#define MMSIM_CALIBRATE_H
+
+#include <stdio.h>
+#include "fit.h"
+#include "machine.h"
+#include "profile.h"
+#include "report.h"
+#include "scenario.h"
+
+/* One benchmark of the validation harness and the scenario variant that mirrors it. */
+struct calib_bench {
+	const char *prefix;  /* its CSV in a --measured-dir: PREFIX-*.csv ("page_fault1-") */
+	const char *variant; /* the scenario variant simulated for it */
+	const char *exe;     /* validate/ executable */
+	const char *args;    /* its arguments besides --tasks and --out */
+};
+
+#define CALIB_NBENCH 4
+extern const struct calib_bench calib_benches[CALIB_NBENCH];
+
+/* The kernel path costs fitted by default: the ones the 1-task runs constrain, and one they barely do. */
+#define CALIB_NPARAM 4
+extern const char *const calib_param_names[CALIB_NPARAM];
+
+/* A measured (or synthetic) point: benchmark, mode, task count, throughput and its relative spread. */
+struct calib_point {
+	int bench;
+	int mode; /* SC_THREADS or SC_PROCESSES */
+	int ntasks;
+	double ops_per_s;
+	double sigma; /* relative run-to-run standard deviation */
+	int train;    /* fitted to (1) or held out (0) */
+};
+
+struct calib_model {
+	const struct machine *m;
+	struct profile kprof; /* the base kernel profile plus the keys the populate scenario needs */
+	char base[64];	      /* its [kernel] base */
+	char donor[64];	      /* where keys absent from the base were taken from */
+	struct scenario sc[CALIB_NBENCH];
+	int var[CALIB_NBENCH];
+	int nparam;
+	struct fit_param param[FIT_MAX_PARAMS];
+	int entry[FIT_MAX_PARAMS]; /* index of each parameter in kprof */
+	uint64_t measure_events;   /* sim_config.measure_events (0: the simulator's default) */
+	uint64_t seed;
+	int max_evals;	 /* the first fit, without refitting along profiles (0: fit.c's default) */
+	int refit_evals; /* then from its best point, with the profiles refitted: per minimisation */
+};
+
+/*
+ * Load @base (e.g. "linux-6.8"), add the [costs]/[batch] keys the benchmarks'
+ * scenarios need that it lacks from @donor ("linux-3.9"), and set up the
+ * default parameters (initial value: the base's).
+ */
+int calib_model_init(struct calib_model *cm, const struct machine *m, const char *base, const char *donor,
+		     struct mm_error *err);
+void calib_model_free(struct calib_model *cm);
+
+/* Simulated ops/s of @n points with the parameters at @params (NULL: the profile's current values). */
+int calib_predict(struct calib_model *cm, const double *params, const struct calib_point *pts, int n, double *pred,
+		  struct mm_error *err);
+
+/*
+ * Fit the parameters to the points with train set; the profile keeps the best
+ * values.  Two stages: a minimisation with cheap fixed profiles from the
+ * initial values, then fit_minimize(@mode) again from its best point with
+ * refit_evals per minimisation, whose profiles give the reported ranges.
+ */
+int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum fit_profile_mode mode,
+	      fit_progress_fn progress, void *progress_arg, struct fit_result *r, struct mm_error *err);
+
+/*
+ * The relative standard deviation of one point of a validate/ CSV, from its
+ * '#run' line: fixed work reports the median of the rounds' makespans, so
+ * their standard deviation x 1.25 / sqrt(rounds); throughput reports the
+ * mean of the per-interval samples, whose standard deviation is estimated as
+ * their range / 2.33 (the expected range of 5 normal samples is 2.33 sigma),
+ * / sqrt(samples).  At least 0.5% (run-to-run drift beyond one run's
+ * spread).  MM_ENOENT when the line is absent (runtest.py's CSV).
+ */
+int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err);
+
+/*
+ * The USL baseline of compare: fitted to the training points of one mode
+ * when they hold at least three task counts.  Returns 1 with @u set, or 0
+ * with the reason in @why.
+ */
+int calib_usl_baseline(const struct measured *ms, int mode, const int *train, struct usl_fit *u, char *why,
+		       size_t whylen);
+
+/* The 1-sigma range that mmsim calibrate records in a [fitted] entry's note ("1-sigma LO..HI"). */
+int calib_fitted_range(const struct prof_entry *e, double *lo, double *hi);
+
+/*
+ * --band: rerun @n points (@cfg: one scenario variant, compiled against the
+ * kernel profile @kprof) with each [fitted] cost of @kprof at either end of
+ * its recorded 1-sigma range in turn; @lo/@hi get the envelope of those runs
+ * and @central.  Returns how many costs were varied (0: none has a range), or
+ * a negative MM_ code.
+ */
+int calib_band(const struct profile *kprof, const struct scenario *sc, int var, const struct sim_config *cfg, int n,
+	       const double *central, double *lo, double *hi, struct mm_error *err);
+
+struct calib_opts {
+	const char *out_machine;
+	const char *out_kernel;
+	const char *fit_tasks;	  /* default "1" */
+	const char *measured_dir; /* NULL: run the benchmarks now */
+	const char *machine;	  /* NULL: measure this machine with mmsim-measure */
+	const char *kernel;	  /* the base kernel profile; NULL: linux-6.8 */
+	int quick;		  /* mmsim-measure --quick and short benchmark runs */
+	uint64_t seed;
+	const char *cmdline;
+};
+
+/* The whole command; prints progress on stderr and the report on stdout. */
+int calibrate_run(const struct calib_opts *o, struct mm_error *err);
+
+#endif
