@@ -703,7 +703,7 @@ static int measure_machine(struct cal *c, struct machine *m, struct mm_error *er
 	argv[n++] = "calibrated";
 	argv[n] = NULL;
 	stage(c, "measuring this machine: %s%s (%s)", exe, c->o->quick ? " --quick" : "",
-	      c->o->quick ? "seconds" : "about a minute");
+	      c->o->quick ? "seconds" : "up to a minute");
 	if ((rc = run_child(argv, log, err)))
 		return rc;
 	return machine_load(m, c->machine_path, 0, err);
