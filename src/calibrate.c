@@ -34,7 +34,7 @@ const struct calib_bench calib_benches[CALIB_NBENCH] = {
      "--mode both --method none --thp off --warmup 0.001 --rounds 5"},
     {"populate-loop-thpon-", "populate_loop", "wis_populate",
      "--mode both --method loop --thp on --warmup 0.001 --rounds 5"},
-    {"populate-madv_populate_write-thpon-", "populate_mmap_thp_step", "wis_populate",
+    {"populate-madv_populate_write-thpon-", "populate_madv_populate_write", "wis_populate",
      "--mode both --method madv_populate_write --thp on --warmup 0.001 --rounds 5"},
 };
 
