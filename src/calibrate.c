@@ -1034,8 +1034,7 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 					       : "with the other costs held at the best fit (--quick: conditional, "
 						 "blind to degenerate pairs)");
 	for (int m = 0; m < 2; m++) {
-		double sum = 0, worst = 0;
-		int npred = 0;
+		struct err_tally pred = {0};
 
 		printf("\n%s: measured vs simulated with the fitted profile\n", mode_name(m));
 		printf("  %-24s %6s %14s %14s %9s %8s  %s\n", "benchmark (variant)", "tasks", "measured", "predicted",
@@ -1049,15 +1048,10 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 			printf("  %-24s %6d %14.6g %14.6g %+9.1f %8.1f  %s\n", bench_name(p->bench), p->ntasks,
 			       p->ops_per_s, c->pred[i], e, 100 * p->sigma,
 			       p->train ? "fitted (not a prediction)" : "prediction");
-			if (!p->train) {
-				sum += fabs(e);
-				worst = fabs(e) > worst ? fabs(e) : worst;
-				npred++;
-			}
+			if (!p->train)
+				err_tally_add(&pred, e);
 		}
-		if (npred)
-			printf("  predictions: %d point(s), mean |error| %.1f%%, max %.1f%%\n", npred, sum / npred,
-			       worst);
+		err_tally_print(stdout, &pred);
 		for (int b = 0; b < CALIB_NBENCH; b++) {
 			int train[REPORT_MAX_POINTS] = {0};
 			struct usl_fit u;

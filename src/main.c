@@ -724,8 +724,8 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];
-		double sum = 0, worst = 0, usum = 0, uworst = 0;
-		int npred = 0, usl;
+		struct err_tally pred = {0}, ut = {0};
+		int usl;
 		struct usl_fit u;
 		char why[256];
 
@@ -754,25 +754,20 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 				double ue = 100.0 * (usl_predict(&u, ms->tasks[p]) - meas) / meas;
 
 				printf(" %+8.1f", ue);
-				usum += fabs(ue);
-				uworst = fabs(ue) > uworst ? fabs(ue) : uworst;
+				err_tally_add(&ut, ue);
 			}
 			putchar('\n');
-			if (!fit[p]) {
-				sum += fabs(e);
-				worst = fabs(e) > worst ? fabs(e) : worst;
-				npred++;
-			}
+			if (!fit[p])
+				err_tally_add(&pred, e);
 		}
-		if (npred)
-			printf("  predictions: %d point(s), mean |error| %.1f%%, max %.1f%%\n", npred, sum / npred,
-			       worst);
+		if (pred.n)
+			err_tally_print(stdout, &pred);
 		else
 			printf("  predictions: none (every measured point was used for fitting)\n");
-		if (usl && npred)
+		if (usl && pred.n)
 			printf("  USL on the same training points (lambda %.4g, sigma %.3g, kappa %.3g): mean |error| "
 			       "%.1f%%, max %.1f%%\n",
-			       u.lambda, u.sigma, u.kappa, usum / npred, uworst);
+			       u.lambda, u.sigma, u.kappa, ut.sum / ut.n, ut.worst);
 		else if (!usl)
 			printf("  %s\n", why);
 	}

@@ -3,6 +3,7 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -298,4 +299,18 @@ int measured_load(const char *path, struct measured *m, struct mm_error *err)
 	if (!m->n || (!m->has[0] && !m->has[1]))
 		return mm_fail(err, MM_EPARSE, "%s: no measured point (every row is 0)", path);
 	return 0;
+}
+
+void err_tally_add(struct err_tally *t, double err_pct)
+{
+	t->sum += fabs(err_pct);
+	t->worst = fabs(err_pct) > t->worst ? fabs(err_pct) : t->worst;
+	t->n++;
+}
+
+void err_tally_print(FILE *f, const struct err_tally *t)
+{
+	if (t->n)
+		fprintf(f, "  predictions: %d point(s), mean |error| %.1f%%, max %.1f%%\n", t->n, t->sum / t->n,
+			t->worst);
 }

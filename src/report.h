@@ -41,6 +41,16 @@ struct measured {
 
 int measured_load(const char *path, struct measured *m, struct mm_error *err);
 
+/* The |error| of the predicted (not fitted) points of a comparison: count, mean and largest. */
+struct err_tally {
+	int n;
+	double sum, worst;
+};
+
+void err_tally_add(struct err_tally *t, double err_pct);
+/* "  predictions: N point(s), mean |error| M%, max X%" (nothing when no point was predicted) */
+void err_tally_print(FILE *f, const struct err_tally *t);
+
 struct report_ctx {
 	const char *machine;
 	const char *machine_desc;

@@ -4,14 +4,6 @@
 set(MMSIM_CAL_DIR ${CMAKE_CURRENT_BINARY_DIR}/cli_calibrate)
 file(MAKE_DIRECTORY ${MMSIM_CAL_DIR})
 
-# mmsim_cli_harness(NAME ok|fail PATTERNS ... ARGS ...): as mmsim_cli, labelled harness.
-function(mmsim_cli_harness name want)
-  cmake_parse_arguments(C "" "" "PATTERNS;ARGS" ${ARGN})
-  add_test(NAME cli_${name}
-    COMMAND sh -c "${MMSIM_CLI_SH}" $<TARGET_FILE:mmsim> ${want} ${C_PATTERNS} -- ${C_ARGS})
-  set_tests_properties(cli_${name} PROPERTIES LABELS harness TIMEOUT 300)
-endfunction()
-
 mmsim_cli(calibrate_bad_fit_tasks fail
   PATTERNS "^mmsim: --fit-tasks: 'x' is not a task count"
   ARGS calibrate --fit-tasks 1,x)
@@ -37,26 +29,26 @@ mmsim_cli(calibrate_in_help ok
 # From this machine's earlier runs (data/measured), quick fit: the fitted kernel profile must be
 # accepted by --kernel and show its [fitted] costs with their provenance; the report holds the
 # held-out 2-task points as predictions and says why the USL is not shown with one training count.
-mmsim_cli_harness(calibrate_from_measured ok
+mmsim_cli(calibrate_from_measured ok LABEL harness
   PATTERNS "fault_entry_exit +450 +[0-9]+ " "page_fault1_vma_lock +2 .* prediction$"
            "USL baseline not shown: .*three training task counts \\(1 given\\)"
            "written: ${MMSIM_CAL_DIR}/fitted.conf"
   ARGS calibrate --quick --machine local --measured-dir ${PROJECT_SOURCE_DIR}/data/measured
        --out-kernel ${MMSIM_CAL_DIR}/fitted.conf)
 set_tests_properties(cli_calibrate_from_measured PROPERTIES FIXTURES_SETUP calibrated_kernel)
-mmsim_cli_harness(calibrate_kernel_accepted ok
+mmsim_cli(calibrate_kernel_accepted ok LABEL harness
   PATTERNS "fault_entry_exit .* fitted .*\\[fitted\\] by mmsim calibrate" "thps_per_map"
   ARGS show --kernel ${MMSIM_CAL_DIR}/fitted.conf)
 set_tests_properties(cli_calibrate_kernel_accepted PROPERTIES FIXTURES_REQUIRED calibrated_kernel)
 
 # The whole pipeline on this machine: mmsim-measure --quick, the benchmarks (short runs), the fit;
 # both profiles accepted by --machine and --kernel.
-mmsim_cli_harness(calibrate_here ok
+mmsim_cli(calibrate_here ok LABEL harness
   PATTERNS "measuring this machine" "benchmark 4/4" "written: "
   ARGS calibrate --quick --out-machine ${MMSIM_CAL_DIR}/here_machine.conf
        --out-kernel ${MMSIM_CAL_DIR}/here_kernel.conf)
 set_tests_properties(cli_calibrate_here PROPERTIES FIXTURES_SETUP calibrated_here RUN_SERIAL TRUE)
-mmsim_cli_harness(calibrate_here_accepted ok
+mmsim_cli(calibrate_here_accepted ok LABEL harness
   PATTERNS "^ +2 +[0-9]+"
   ARGS --machine ${MMSIM_CAL_DIR}/here_machine.conf --kernel ${MMSIM_CAL_DIR}/here_kernel.conf
        --scenario populate_mmap_thp_step --tasks 1,2)

@@ -53,12 +53,17 @@ do
 done || exit 1
 ]=])
 
-# mmsim_cli(NAME ok|fail PATTERNS p1 [p2...] ARGS a1 [a2...])
+# mmsim_cli(NAME ok|fail [LABEL harness] PATTERNS p1 [p2...] ARGS a1 [a2...]): labelled fast
+# (60 s at most) unless LABEL says otherwise (then 300 s)
 function(mmsim_cli name want)
-  cmake_parse_arguments(C "" "" "PATTERNS;ARGS" ${ARGN})
+  cmake_parse_arguments(C "" "LABEL" "PATTERNS;ARGS" ${ARGN})
   add_test(NAME cli_${name}
     COMMAND sh -c "${MMSIM_CLI_SH}" $<TARGET_FILE:mmsim> ${want} ${C_PATTERNS} -- ${C_ARGS})
-  set_tests_properties(cli_${name} PROPERTIES LABELS fast TIMEOUT 60)
+  if(C_LABEL)
+    set_tests_properties(cli_${name} PROPERTIES LABELS ${C_LABEL} TIMEOUT 300)
+  else()
+    set_tests_properties(cli_${name} PROPERTIES LABELS fast TIMEOUT 60)
+  endif()
 endfunction()
 
 # Inputs written at configure time.
