@@ -1597,17 +1597,22 @@ out:
 
 static void measure_counts(int mode, unsigned int n)
 {
+	/* A rate benchmark is counted as the difference of K and 2K ops per task, so that what its
+	 * first cycle alone does (a fresh file's page-cache misses) cancels; a fixed-work benchmark
+	 * as one round minus setup and teardown alone (0 ops). */
 	uint64_t ops = g_bench->fixed_ops ? g_bench->fixed_ops : g_bench->counts_ops;
+	uint64_t base_ops = g_bench->fixed_ops ? 0 : ops, full_ops = g_bench->fixed_ops ? ops : 2 * ops;
 	double base[NR_EVENTS] = {0}, full[NR_EVENTS] = {0};
 	char why[256] = "";
-	double total_ops = (double)ops * n;
+	double total_ops = (double)(full_ops - base_ops) * n;
 
 	if (g_counts_unavailable[0]) {
 		fprintf(g_runlog, "#counts mode=%s tasks=%u unavailable: %s\n", mode_name[mode], n,
 			g_counts_unavailable);
 		return;
 	}
-	if (perf_run(mode, n, 0, base, why, sizeof(why)) || perf_run(mode, n, ops, full, why, sizeof(why))) {
+	if (perf_run(mode, n, base_ops, base, why, sizeof(why)) ||
+	    perf_run(mode, n, full_ops, full, why, sizeof(why))) {
 		fprintf(g_runlog, "#counts mode=%s tasks=%u unavailable: %s\n", mode_name[mode], n, why);
 		fprintf(stderr, "wis_%s: counts: unavailable: %s\n", g_bench->name, why);
 		return;
@@ -1854,9 +1859,10 @@ static void write_metadata(FILE *f, double footprint_mib, double limit_mib)
 	else
 		fprintf(f,
 			"# counts: perf stat (%s) -e %s -e %s -e %s around a run of %llu ops per task, minus a run of "
-			"0 ops; divided by tasks x ops\n",
+			"%llu; divided by tasks x the difference\n",
 			g_perf, perf_events[0], perf_events[1], perf_events[2],
-			(unsigned long long)(g_bench->fixed_ops ? g_bench->fixed_ops : g_bench->counts_ops));
+			(unsigned long long)(g_bench->fixed_ops ? g_bench->fixed_ops : 2 * g_bench->counts_ops),
+			(unsigned long long)(g_bench->fixed_ops ? 0 : g_bench->counts_ops));
 }
 
 /* ------------------------------------------------------------------ */
