@@ -291,7 +291,7 @@ static int next_line(const char **cur, char *buf, size_t cap)
 	return 1;
 }
 
-/* The embedded reference CSV @name as a copy with its lines ('#' lines and the header skipped). */
+/* A copy of the embedded reference CSV @name (its '#' lines and header are left to the readers). */
 static char *reference_lines(const char *name, struct mm_error *err)
 {
 	const struct builtin_file *b = builtin_find("reference", name);
