@@ -36,7 +36,10 @@ struct validate_run {
 	char kernel_here[128];		/* uname -r */
 	int skipped;			/* 1: the benchmark cannot run here; why in skip_reason */
 	char skip_reason[512];
-	double seconds; /* wall time of the benchmark run */
+	char tmpdir[PATH_MAX]; /* a file benchmark's $TMPDIR; "" for the others */
+	char tmpdir_fs[32];    /* its filesystem: tmpfs, ext2/3/4, ... */
+	int tmpdir_env;	       /* 1: from our environment; 0: chosen by validate */
+	double seconds;	       /* wall time of the benchmark run */
 };
 
 /* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd>.csv (with '#' lines

@@ -36,6 +36,8 @@ struct want {
 
 /* The munmap of page_fault's cycle: ceil-free count of flush steps (every B PTEs) plus the final one. */
 #define PF_IPIS ((P / TLB_B + 1) / P)
+/* page_fault3 unmaps dirty shared file pages: one flush per PTE table (force_flush), plus the last */
+#define PF3_IPIS ((P / 512 + 1) / P)
 
 static const struct want wants[] = {
     /* page_fault1: one fault per page, trylock of mmap_lock; remap: munmap and mmap take it for write */
@@ -49,8 +51,8 @@ static const struct want wants[] = {
     {"page_fault2_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
     /* 6.8: the first COW fault of a mapping takes mmap_read_trylock for its anon_vma */
     {"page_fault2_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
-    {"page_fault3_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, PG / 512},
-    {"page_fault3_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, PG / 512},
+    {"page_fault3_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF3_IPIS, PG / 512},
+    {"page_fault3_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF3_IPIS, PG / 512},
     /* page_fault4: fault-around maps 16 pages per fault; one PTE lock per fault */
     {"page_fault4_mmap_lock", "mm.mmap_lock", 1 / 16.0, 1 / 16.0, 2 / P, 2 / P, PF_IPIS, PG / 512},
     {"page_fault4_mmap_lock", "pte_lock", 1 / 16.0, 0, 1 / 16.0, 1 / 16.0, PF_IPIS, PG / 512},
