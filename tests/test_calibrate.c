@@ -38,9 +38,9 @@ static double t_gauss(uint64_t *s)
 /* The measured CSVs whose 1-task threads points give each benchmark's noise. */
 static const char *const measured_csv[CALIB_NBENCH] = {
     "page_fault1-devvm-20261130.csv",
-    "populate-none-thpoff-devvm-20261130.csv",
-    "populate-loop-thpon-devvm-20261130.csv",
-    "populate-madv_populate_write-thpon-devvm-20261130.csv",
+    "populate-none-thpoff-devvm-20261201.csv",
+    "populate-loop-thpon-devvm-20261201.csv",
+    "populate-madv_populate_write-thpon-devvm-20261201.csv",
 };
 
 /* Known costs (cycles), away from the base profile's, which is where the fit starts. */

@@ -77,7 +77,8 @@ static const struct want wants[] = {
     {"populate_madv_populate_read", "pmd_lock", 0, 0, 2 * T, 2 * T, 0, 0},
     /* 6.8, THP off: one fault per 4 KiB under the per-VMA lock, the first under mmap_lock */
     {"populate_loop_nothp", "vma.lock", N, N, 0, N, 0, (N + N / 512) * PG},
-    {"populate_loop_nothp", "mm.mmap_lock", N, 1, 1, 1, 0, (N + N / 512) * PG},
+    /* the anon_vma trylock: the first of a task's 10 merged regions only */
+    {"populate_loop_nothp", "mm.mmap_lock", N, 0.1, 1, 1, 0, (N + N / 512) * PG},
     {"populate_read_nothp", "pte_lock", N, 0, N, N, 0, N / 512 * PG},
     /* GUP per 4 KiB: follow_page_pte misses under the PTE lock, the fault, follow_page_pte again */
     {"populate_mmap_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, (N + N / 512) * PG},
