@@ -12,8 +12,9 @@
  *   - wait_lock (a raw spinlock) is taken by an RMW on its line and dropped
  *     by a store; a task that finds it held spins on the line and retries
  *     (test-and-set rather than the MCS queue of a qspinlock);
- *   - a wake-up grants the lock to the leading readers of the queue
- *     (rwsem_mark_wake); a woken writer retries and may lose to a spinner;
+ *   - a wake-up with a reader at the head grants the lock to the leading
+ *     readers (3.x) or to every queued reader, up to 256 (5.3+, phase-fair
+ *     rwsem_mark_wake); a woken writer retries and may lose to a spinner;
  *   - writers spin on the count line; each spin round also reads owner.
  */
 #include "coherence.h"
@@ -71,6 +72,17 @@ static void wq_remove(struct lock_inst *lk, int task)
 			lk_wq_push(lk, tasks[i], modes[i]);
 }
 
+/* A queued reader gets the lock and is woken, the n-th of this wake_up_q(): one try_to_wake_up
+ * after the other. */
+static void grant_read(struct sim *s, struct sim_task *t, struct lock_inst *lk, int r, int n)
+{
+	lk->nreaders++;
+	lk->version++;
+	lk_state_of(s, r)->granted = 1;
+	lk_count_stat(s, lk, LKS_WAKE);
+	lk_wake_nth(s, t, r, n);
+}
+
 /* rwsem_mark_wake(): called with wait_lock held.  After a downgrade
  * (RWSEM_WAKE_READ_OWNED) a writer at the head is left asleep. */
 static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, int read_owned)
@@ -93,14 +105,26 @@ static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, i
 	}
 	if (lk->holder >= 0)
 		return;
-	for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++) {
-		int r = lk_wq_pop(lk);
+	if (lk->era < 5) {
+		/* 3.x: the readers at the front of the queue, up to the first writer */
+		for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++)
+			grant_read(s, t, lk, lk_wq_pop(lk), n);
+		return;
+	}
+	/* 5.3+ ('Wake up almost all readers in wait queue'): phase-fair; with a reader at the head,
+	 * every reader in the queue, up to MAX_READERS_WAKEUP, is granted; writers keep their order */
+	{
+		int len = lk->wq_len, tasks[len], modes[len], n = 0;
 
-		lk->nreaders++;
-		lk->version++;
-		lk_state_of(s, r)->granted = 1;
-		lk_count_stat(s, lk, LKS_WAKE);
-		lk_wake_nth(s, t, r, n); /* wake_up_q(): one try_to_wake_up after the other */
+		for (int i = 0; i < len; i++)
+			tasks[i] = lk_wq_at(lk, i, &modes[i]);
+		lk->wq_len = 0;
+		for (int i = 0; i < len; i++) {
+			if (modes[i] == M_READ && n < MAX_READERS_WAKEUP)
+				grant_read(s, t, lk, tasks[i], n++);
+			else
+				lk_wq_push(lk, tasks[i], modes[i]);
+		}
 	}
 }
 
