@@ -118,6 +118,7 @@ int ms_measure_atomics(struct ms_ctx *c);   /* measure_cpu.c */
 int ms_measure_pause(struct ms_ctx *c);	    /* measure_cpu.c */
 int ms_measure_frequency(struct ms_ctx *c); /* measure_cpu.c */
 int ms_measure_faults(struct ms_ctx *c);    /* measure_mem.c */
+int ms_measure_munmap(struct ms_ctx *c);    /* measure_mem.c: the zap per PTE */
 int ms_measure_zeroing(struct ms_ctx *c);   /* measure_mem.c */
 int ms_measure_memory(struct ms_ctx *c);    /* measure_mem.c: latency and bandwidth */
 int ms_measure_syscall(struct ms_ctx *c);   /* measure_os.c */

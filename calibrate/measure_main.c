@@ -52,7 +52,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
 		   "Measures this machine (cache-line transfers per distance class, atomics, page faults, zeroing,\n"
-		   "memory latency and bandwidth, syscalls, futex wake-ups, frequency) and prints a hardware\n"
+		   "memory latency and bandwidth, syscalls, futex wake-ups, frequency, munmap per page) and prints a "
+		   "hardware\n"
 		   "profile for mmsim --machine FILE.  About a minute on a small machine; --quick: seconds.\n\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -449,8 +450,10 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 		figures(f, &c->res[i]);
 		fprintf(f, "\n");
 	}
-	fprintf(f, "# Figures without a profile key (fault_*, zero_*, syscall, atomic_contended*, timer) are for\n"
-		   "# the kernel profile's path costs and for checks; they are listed above only.\n\n");
+	fprintf(
+	    f,
+	    "# Figures without a profile key (fault_*, munmap_*, zero_*, syscall, atomic_contended*, timer) are for\n"
+	    "# the kernel profile's path costs and for checks; they are listed above only.\n\n");
 
 	fprintf(f, "[machine]\n# [assumed] name used on the command line (" PROG " --name)\nname = %s\n", o->name);
 	fprintf(f, "# [measured] which machine, and when\ndescription = measured by " PROG " on %.60s at %s%s\n",
@@ -573,11 +576,17 @@ static const struct step {
 	const char *what;
 	int (*fn)(struct ms_ctx *c);
 } steps[] = {
-    {"clock cost", ms_measure_timer},	 {"cache-line transfers", ms_measure_lines},
-    {"atomics", ms_measure_atomics},	 {"pause", ms_measure_pause},
-    {"frequency", ms_measure_frequency}, {"syscall", ms_measure_syscall},
-    {"futex wake-up", ms_measure_futex}, {"page faults", ms_measure_faults},
-    {"zeroing", ms_measure_zeroing},	 {"memory latency and bandwidth", ms_measure_memory},
+    {"clock cost", ms_measure_timer},
+    {"cache-line transfers", ms_measure_lines},
+    {"atomics", ms_measure_atomics},
+    {"pause", ms_measure_pause},
+    {"frequency", ms_measure_frequency},
+    {"syscall", ms_measure_syscall},
+    {"futex wake-up", ms_measure_futex},
+    {"page faults", ms_measure_faults},
+    {"munmap", ms_measure_munmap},
+    {"zeroing", ms_measure_zeroing},
+    {"memory latency and bandwidth", ms_measure_memory},
 };
 
 static int fail(struct out_file *out, struct out_file *raw, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -71,6 +71,85 @@ int ms_measure_faults(struct ms_ctx *c)
 	return rc ? rc : pf_measure(c, 1);
 }
 
+/* ---- munmap: the zap per present PTE -------------------------------------------------- */
+
+/*
+ * munmap of a mapping whose pages are all mapped, per page: zap_pte_range's work per present PTE
+ * (rmap, rss, the mmu_gather batch) plus, amortised, the TLB flush and the page-table frees.
+ *   file: a MAP_PRIVATE mapping of a file on tmpfs (/dev/shm) whose pages are cached, read-faulted
+ *         (fault-around maps 16 per fault): the pages stay in the page cache, so nothing is freed,
+ *         as in page_fault4's munmap;
+ *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's.
+ */
+static int zap_measure(struct ms_ctx *c, int anon)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	int pages = c->quick ? 2048 : 8192, max = c->quick ? 10 : 60, n, rc = 0, fd = -1;
+	double *v = malloc((size_t)max * sizeof(*v));
+	size_t len = (size_t)pages * psz;
+	char path[] = "/dev/shm/mmsim-measure.XXXXXX";
+	struct ms_budget b;
+
+	if (!v)
+		return -ENOMEM;
+	if (!anon) {
+		fd = mkstemp(path);
+		if (fd < 0) {
+			free(v);
+			return 0; /* no tmpfs here: the figure is left out */
+		}
+		unlink(path);
+		if (ftruncate(fd, (off_t)len)) {
+			rc = -errno;
+			goto out;
+		}
+	}
+	ms_budget_init(&b, c, max, c->quick ? 0.1 : 0.6);
+	for (n = 0; ms_budget_more(&b, n);) {
+		volatile char *map =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | (anon ? MAP_ANONYMOUS : 0), fd, 0);
+		uintptr_t sum = 0;
+		uint64_t t0, t1;
+
+		if (map == MAP_FAILED) {
+			rc = -errno;
+			break;
+		}
+		madvise((void *)map, len, MADV_NOHUGEPAGE);
+		for (int i = 0; i < pages; i++) {
+			if (anon)
+				map[(size_t)i * psz] = 1;
+			else
+				sum += (uintptr_t)map[(size_t)i * psz];
+		}
+		ms_sink = sum;
+		t0 = ms_now_ns();
+		munmap((void *)map, len);
+		t1 = ms_now_ns();
+		v[n++] = ms_per_op(c, t0, t1, pages);
+	}
+	/* the first file round found an empty page cache (a page per fault); it is kept: it is an
+	 * munmap like the others */
+	if (!rc && !ms_add(c, anon ? "munmap_anon_pte" : "munmap_file_pte", "ns", v, n,
+			   "munmap of a %d-page %s, THP off; per page", pages,
+			   anon ? "anonymous mapping, every page written (the pages are freed)"
+				: "private mapping of a tmpfs file, every page read (fault-around; the pages stay "
+				  "cached)"))
+		rc = -ENOSPC;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(v);
+	return rc;
+}
+
+int ms_measure_munmap(struct ms_ctx *c)
+{
+	int rc = zap_measure(c, 0);
+
+	return rc ? rc : zap_measure(c, 1);
+}
+
 /* ---- zeroing ------------------------------------------------------------------------ */
 
 int ms_measure_zeroing(struct ms_ctx *c)

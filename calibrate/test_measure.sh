@@ -52,6 +52,7 @@ quick)
       else if ($1 == "syscall") { lo = 20; hi = 20000 }
       else if ($1 == "futex_wakeup") { lo = 100; hi = 10000000 }
       else if ($1 ~ /^fault_/) { lo = 100; hi = 100000 }
+      else if ($1 ~ /^munmap_/) { lo = 1; hi = 100000 }
       else if ($1 == "zero_4k") { lo = 10; hi = 100000 }
       else if ($1 == "zero_2m") { lo = 1000; hi = 100000000 }
       else if ($1 == "memory_latency") { lo = 1; hi = 10000 }
@@ -62,7 +63,7 @@ quick)
     END {
       n = split("timer line_load_self line_store_self line_atomic_self atomic_uncontended plain_rmw " \
                 "atomic_contended atomic_contended_total freq_1 freq_all syscall futex_wakeup fault_read " \
-                "fault_write zero_4k zero_2m memory_latency bw_task bw_all", want, " ")
+                "fault_write munmap_anon_pte zero_4k zero_2m memory_latency bw_task bw_all", want, " ")
       for (i = 1; i <= n; i++) if (!(want[i] in seen)) { print "FAIL: no row for " want[i]; failed = 1 }
       exit failed
     }' "$csv" || fail "implausible or missing figures in $csv"
