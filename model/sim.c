@@ -31,11 +31,12 @@ struct sim_line {
 struct sim_task {
 	int id, cpu, state;
 	int pc;
-	sim_time_t delay; /* private time spent but not yet simulated */
-	double ps_per_cycle;
-	int access_done; /* the blocking access being retried has completed */
-	int ps_line;	 /* line of the store in flight (posted), -1 */
-	int pf_line;	 /* line of the prefetchw in flight, -1 */
+	sim_time_t delay;    /* private time spent but not yet simulated */
+	double ps_per_cycle; /* at the frequency of the busy cores, the sibling idle */
+	int sibling;	     /* the task on the other hardware thread of its core, -1 */
+	int access_done;     /* the blocking access being retried has completed */
+	int ps_line;	     /* line of the store in flight (posted), -1 */
+	int pf_line;	     /* line of the prefetchw in flight, -1 */
 	lk_apply_fn ps_apply;
 	struct lock_inst *ps_lk;
 	int ps_arg;
@@ -649,9 +650,22 @@ static void advance(struct sim *s, struct sim_task *t)
 	t->pc++;
 }
 
+/* Work stretches by smt_factor while the task on the sibling hardware thread is awake (running,
+ * spinning or stalled on a line), as seen when the work starts; a sleeping sibling leaves the core
+ * to this one. */
+static double smt_stretch(const struct sim *s, const struct sim_task *t)
+{
+	const struct sim_task *o;
+
+	if (t->sibling < 0)
+		return 1.0;
+	o = &s->task[t->sibling];
+	return o->state == T_SLEEP || o->state == T_DONE ? 1.0 : s->cfg->hw->smt_factor;
+}
+
 static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
-	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle + (double)t->debt;
+	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle * smt_stretch(s, t) + (double)t->debt;
 
 	t->debt = 0;
 	if (in->exp_dist && ps > 0) {
@@ -712,7 +726,7 @@ static int64_t ipi_ps(struct sim *s, struct sim_task *t, const struct prog_insn 
 
 		if (o == t || o->state == T_SLEEP || o->state == T_DONE)
 			continue;
-		o->debt += (int64_t)llround(in->ns * 1000.0 + in->cycles * o->ps_per_cycle);
+		o->debt += (int64_t)llround(in->ns * 1000.0 + in->cycles * o->ps_per_cycle * smt_stretch(s, o));
 		targets++;
 	}
 	if (s->measuring)
@@ -1096,8 +1110,13 @@ static int setup(struct sim *s)
 		t->ps_line = -1;
 		t->pf_line = -1;
 		t->spin_line = -1;
-		/* a busy sibling hardware thread stretches the work */
-		t->ps_per_cycle = 1000.0 / ghz * (core_used[core] > 1 ? cfg->hw->smt_factor : 1.0);
+		/* an awake sibling hardware thread stretches the work (smt_stretch) */
+		t->ps_per_cycle = 1000.0 / ghz;
+		t->sibling = -1;
+		if (core_used[core] > 1)
+			for (int j = 0; j < s->ntasks; j++)
+				if (j != i && topo->cpu[cpus[j]].core == core)
+					t->sibling = j;
 		t->every = calloc(s->prog->n + 1, sizeof(int64_t));
 		if (!t->every) {
 			rc = mm_fail(s->err, MM_ENOMEM, "out of memory");
