@@ -443,6 +443,7 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 		return MM_ENOENT;
 	if (!(*sigma >= 0.005))
 		*sigma = 0.005;
+	*sigma = hypot(*sigma, CALIB_RUN_SIGMA);
 	return 0;
 }
 
@@ -816,7 +817,8 @@ static int collect_points(struct cal *c, struct mm_error *err)
 				warn_other_load(c, b, m, ms->tasks[p]);
 				rc = calib_point_sigma(c->csv[b], m, ms->tasks[p], &pt->sigma, err);
 				if (rc == MM_ENOENT)
-					pt->sigma = 0.02; /* runtest.py's CSV has no spread: an assumed 2% */
+					pt->sigma = CALIB_RUN_SIGMA; /* runtest.py's CSV has no spread: the run-to-run
+									figure alone */
 				else if (rc)
 					return rc;
 			}
@@ -1016,11 +1018,18 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 	printf("  %-18s %10s %10s %22s  %s\n", "cost (cycles)", "before", "fitted", "1-sigma range", "identifiable");
 	for (int j = 0; j < cm->nparam; j++) {
 		const struct fit_param_result *p = &fr->param[j];
-		char rng[96];
+		char rng[96], ident[64];
 
 		range_text(p, rng, sizeof(rng));
+		/* identifiable to the bar's 5% when its 2-sigma range is within +-5%; bounded but looser
+		 * ranges are said as such */
+		if (p->identifiable && p->hi > p->lo && (p->hi - p->lo) / 2 / p->value > 0.025)
+			snprintf(ident, sizeof(ident), "bounded, not to 5%% (2 sigma +-%.0f%%)",
+				 100 * (p->hi - p->lo) / p->value);
+		else
+			snprintf(ident, sizeof(ident), "%s", p->identifiable ? "yes (to 5% at 2 sigma)" : "NO");
 		printf("  %-18s %10.0f %10.0f %22s  %s%s\n", cm->param[j].name, cm->param[j].initial, p->value, rng,
-		       p->identifiable ? "yes" : "NO",
+		       ident,
 		       p->value >= cm->param[j].upper * 0.999 || p->value <= cm->param[j].lower * 1.001
 			   ? " (at the bound of its search: the model misses these points)"
 			   : "");
