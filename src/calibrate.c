@@ -25,14 +25,15 @@
 /*
  * The benchmarks fitted to: will-it-scale's page_fault1 (4 KiB anonymous
  * faults, per-VMA lock on 6.4+) and seed 000's populate family with THP
- * (mmap alone, the touch loop, MADV_POPULATE_WRITE: one GUP step per THP as
- * in 3.9+).  The populate scenario's 4 KiB and read variants are not modelled.
+ * (mmap alone, the touch loop under the per-VMA lock as in 6.8,
+ * MADV_POPULATE_WRITE: one GUP step per THP as in 3.9+).  The populate scenario's 4 KiB and read variants are not
+ * modelled.
  */
 const struct calib_bench calib_benches[CALIB_NBENCH] = {
     {"page_fault1-", "page_fault1_vma_lock", "wis_page_fault1", "--mode both --warmup 1 --duration 3"},
     {"populate-none-thpoff-", "populate_none", "wis_populate",
      "--mode both --method none --thp off --warmup 0.001 --rounds 5"},
-    {"populate-loop-thpon-", "populate_loop", "wis_populate",
+    {"populate-loop-thpon-", "populate_loop_vma", "wis_populate",
      "--mode both --method loop --thp on --warmup 0.001 --rounds 5"},
     {"populate-madv_populate_write-thpon-", "populate_madv_populate_write", "wis_populate",
      "--mode both --method madv_populate_write --thp on --warmup 0.001 --rounds 5"},

@@ -66,6 +66,11 @@ static const struct want wants[] = {
     {"populate_none", "mm.mmap_lock", 0, 0, 1, 1, 0, 0},
     {"populate_loop", "mm.mmap_lock", T, T, 1, 1, 0, 64 * 1048576.0},
     {"populate_loop", "mm.page_table_lock", T, 0, T, T, 0, 64 * 1048576.0},
+    /* 6.8: one THP write fault per 2 MiB under the per-VMA lock, the PMD set under the PMD lock;
+     * the anon_vma trylock once per task's 10 merged regions */
+    {"populate_loop_vma", "mm.mmap_lock", T, 0.1, 1, 1, 0, 64 * 1048576.0},
+    {"populate_loop_vma", "vma.lock", T, T, 0, T, 0, 64 * 1048576.0},
+    {"populate_loop_vma", "pmd_lock", T, 0, T, T, 0, 64 * 1048576.0},
     {"populate_mmap_write_locked", "mm.page_table_lock", 0, 0, T * 512, T * 512, 0, 64 * 1048576.0},
     {"populate_mmap_read_4k", "mm.mmap_lock", 0, 1, 1, 2, 0, 64 * 1048576.0},
     {"populate_mmap_read_4k", "mm.page_table_lock", 0, 0, T * 512, T * 512, 0, 64 * 1048576.0},
