@@ -59,6 +59,13 @@ else
 	fi
 fi
 
+# The file benchmarks (page_fault2-4, mmap2) map a file in $TMPDIR.  The scenarios model a file
+# cached in 4 KiB folios, which tmpfs gives on any kernel (ext4 6.11+ and xfs cache large folios,
+# and recent kernels map one per fault); as mmsim validate does, use /dev/shm when TMPDIR is unset.
+if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm
+	export TMPDIR
+fi
 # --- plan -------------------------------------------------------------------
 ncpu=$(nproc)
 mem_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
