@@ -193,6 +193,35 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
 	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
+	{
+		int lo = 0, hi = 0;
+
+		for (int i = 0; i < ncurves; i++)
+			for (int p = 0; p < c[i].npts; p++) {
+				lo = !lo || c[i].tasks[p] < lo ? c[i].tasks[p] : lo;
+				hi = c[i].tasks[p] > hi ? c[i].tasks[p] : hi;
+			}
+		if (lo && lo == hi) { /* one task count: give both axes a width (gnuplot would warn) */
+			double ymin = 0, ymax = 0;
+
+			for (int i = 0; i < ncurves; i++)
+				for (int m = 0; m < 2; m++)
+					for (int p = 0; c[i].has_mode[m] && p < c[i].npts; p++) {
+						double v = c[i].res[m][p]->ops_per_s;
+
+						ymin = ymin == 0 || v < ymin ? v : ymin;
+						ymax = v > ymax ? v : ymax;
+					}
+			for (int i = 0; i < ncurves; i++)
+				for (int p = 0; p < c[i].nmeas; p++) {
+					ymin = ymin == 0 || c[i].meas_ops[p] < ymin ? c[i].meas_ops[p] : ymin;
+					ymax = c[i].meas_ops[p] > ymax ? c[i].meas_ops[p] : ymax;
+				}
+			fprintf(f, "set xrange [%g:%g]\nset xtics 1\n", lo - 0.5, hi + 0.5);
+			if (ymin > 0)
+				fprintf(f, "set yrange [%g:%g]\n", ymin / 10, ymax * 10);
+		}
+	}
 	fprintf(f, "plot ");
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -234,24 +235,32 @@ static int run_bench(char *const *argv, const char *tmpdir, char *out, size_t ca
 	return 0;
 }
 
-static const char *fs_of(const char *dir)
+static int is_tmpfs(const char *dir)
 {
 	struct statfs sf;
 
-	if (statfs(dir, &sf))
-		return "unknown";
-	switch ((unsigned long)sf.f_type) {
-	case 0xEF53:
-		return "ext2/3/4";
-	case 0x01021994:
-		return "tmpfs";
-	case 0x58465342:
-		return "xfs";
-	case 0x9123683E:
-		return "btrfs";
-	default:
-		return "other";
+	return !statfs(dir, &sf) && sf.f_type == TMPFS_MAGIC;
+}
+
+/* The filesystem the benchmark found its $TMPDIR on: its CSV's '# tmpdir: DIR (FS)' line. */
+static void tmpdir_fs_from_csv(struct validate_run *run)
+{
+	char line[PATH_MAX + 64];
+	FILE *f = fopen(run->csv, "r");
+
+	snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && line[0] == '#') {
+		char *a = strrchr(line, '('), *b = strrchr(line, ')');
+
+		if (!strncmp(line, "# tmpdir: ", 10) && a && b > a) {
+			*b = 0;
+			snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "%s", a + 1);
+			break;
+		}
 	}
+	fclose(f);
 }
 
 /*
@@ -268,12 +277,11 @@ static void pick_tmpdir(struct validate_run *run)
 	if (env && *env) {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "%s", env);
 		run->tmpdir_env = 1;
-	} else if (!strcmp(fs_of("/dev/shm"), "tmpfs") && !access("/dev/shm", W_OK)) {
+	} else if (is_tmpfs("/dev/shm") && !access("/dev/shm", W_OK)) {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "/dev/shm");
 	} else {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "/tmp");
 	}
-	snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "%s", fs_of(run->tmpdir));
 }
 
 /* Puts mmsim's own '#' lines at the top of the benchmark's CSV. */
@@ -448,6 +456,8 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	else if (WEXITSTATUS(status) != WIS_OK)
 		return mm_fail(err, MM_EIO, "validate: %s failed (exit %d; its message is above)", bm->bench,
 			       WEXITSTATUS(status));
+	if (run->tmpdir[0])
+		tmpdir_fs_from_csv(run);
 	snprintf(meta, sizeof(meta),
 		 "# mmsim validate: variant %s (models linux-%s) against %s; this kernel %s\n"
 		 "# mmsim validate command: %s\n# mmsim validate benchmark: %s (%.1f s)\n",

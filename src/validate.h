@@ -37,7 +37,7 @@ struct validate_run {
 	int skipped;			/* 1: the benchmark cannot run here; why in skip_reason */
 	char skip_reason[512];
 	char tmpdir[PATH_MAX]; /* a file benchmark's $TMPDIR; "" for the others */
-	char tmpdir_fs[32];    /* its filesystem: tmpfs, ext2/3/4, ... */
+	char tmpdir_fs[64];    /* its filesystem, as the benchmark's CSV names it */
 	int tmpdir_env;	       /* 1: from our environment; 0: chosen by validate */
 	double seconds;	       /* wall time of the benchmark run */
 };
