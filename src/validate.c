@@ -325,7 +325,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	const struct bench_map *bm;
 	struct scenario sc;
 	struct utsname u;
-	char exe[PATH_MAX], host[256] = "host", day[16], stem[PATH_MAX - 8], out[1024], tlim[32], meta[4096];
+	char exe[PATH_MAX], host[256] = "host", day[16], stem[PATH_MAX - 8], out[1024], tlim[32], meta[8192];
 	char *argv[32];
 	double duration, warmup, t0, t1;
 	struct timespec ts;
