@@ -1022,13 +1022,19 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 		char rng[96], ident[64];
 
 		range_text(p, rng, sizeof(rng));
-		/* identifiable to the bar's 5% when its 2-sigma range is within +-5%; bounded but looser
-		 * ranges are said as such */
-		if (p->identifiable && p->hi > p->lo && (p->hi - p->lo) / 2 / p->value > 0.025)
+		/* identifiable to the bar's 5% when its 2-sigma range is within +-5%; a range open on a side
+		 * (the scan's limit) or looser is said as such */
+		if (!p->identifiable)
+			snprintf(ident, sizeof(ident), "NO");
+		else if (p->lo_open || p->hi_open)
+			snprintf(ident, sizeof(ident), "bounded on one side only");
+		else if (!(p->hi > p->lo))
+			snprintf(ident, sizeof(ident), "yes (no range computed)");
+		else if ((p->hi - p->lo) / 2 / p->value > 0.025)
 			snprintf(ident, sizeof(ident), "bounded, not to 5%% (2 sigma +-%.0f%%)",
 				 100 * (p->hi - p->lo) / p->value);
 		else
-			snprintf(ident, sizeof(ident), "%s", p->identifiable ? "yes (to 5% at 2 sigma)" : "NO");
+			snprintf(ident, sizeof(ident), "yes (to 5%% at 2 sigma)");
 		printf("  %-18s %10.0f %10.0f %22s  %s%s\n", cm->param[j].name, cm->param[j].initial, p->value, rng,
 		       ident,
 		       p->value >= cm->param[j].upper * 0.999 || p->value <= cm->param[j].lower * 1.001

@@ -85,7 +85,7 @@ mmsim_validate_fake(validate_counts_check ok
     "^  kernel( mismatch)?: the scenario models linux-6\\.4"
     "^  threads +1 faults +0\\.5 +1 +0\\.500  MISMATCH \\(faults\\)$"
     "^  threads +1 mmap_lock +9\\.1553e-05 +9\\.1553e-05 +1\\.000  ok$"
-    # one thread: 1 to 2 tracepoint events per flush; 0.0002 lies inside
+    # a task alone: 1 to 2 tracepoint events per flush; 0.0002 lies inside
     "^  threads +1 tlb_flush +0\\.0002 +0\\.00013052-0\\.00026104 +1\\.000  ok$"
     "^  threads +2 all .*unavailable: perf not found"
     "^  1 count\\(s\\) differ"

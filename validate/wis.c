@@ -689,12 +689,20 @@ static void spin_barrier(struct wis_run *r)
 {
 	struct wis_ctl *c = r->ctl;
 
+	int64_t give_up;
+
 	if (__atomic_add_fetch(&c->arrived, 1, __ATOMIC_ACQ_REL) == r->n) {
 		__atomic_store_n(&c->start_ns, now_ns(), __ATOMIC_RELEASE);
 		return;
 	}
-	while (__atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < r->n && !c->stop && !g_signal)
+	/* a task that died before it arrived must not hold the others: after a second they go on
+	 * (the round's makespan is then taken from the gate, and the dead task fails the round) */
+	give_up = now_ns() + 1000000000LL;
+	for (unsigned k = 0; __atomic_load_n(&c->arrived, __ATOMIC_ACQUIRE) < r->n && !c->stop && !g_signal; k++) {
 		cpu_relax();
+		if (!(k & 1023) && now_ns() > give_up)
+			break;
+	}
 }
 
 static void task_main(struct wis_run *r, unsigned int i)
@@ -1873,9 +1881,9 @@ static void write_metadata(FILE *f, double footprint_mib, double limit_mib)
 		struct statfs sf;
 		const char *fs = NULL;
 
-		if (!statfs(wis_tmpdir(), &sf))
-			fs = fs_name((long)sf.f_type);
-		if (fs)
+		if (statfs(wis_tmpdir(), &sf))
+			fprintf(f, "# tmpdir: %s (unknown: statfs failed)\n", wis_tmpdir());
+		else if ((fs = fs_name((long)sf.f_type)))
 			fprintf(f, "# tmpdir: %s (%s)\n", wis_tmpdir(), fs);
 		else
 			fprintf(f, "# tmpdir: %s (filesystem magic 0x%lx)\n", wis_tmpdir(), (unsigned long)sf.f_type);
