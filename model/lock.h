@@ -22,7 +22,9 @@ struct sim;
 struct sim_task;
 
 enum lk_what { LK_ACQUIRE = 0, LK_TRYACQUIRE, LK_RELEASE, LK_DOWNGRADE };
-enum lk_ret { LK_DONE = 0, LK_WAIT = 1 };
+/* LK_FAILED: an acquire that may fail (t->lk.may_fail) did not take the lock; the simulation
+ * takes the step's fallback lock instead (a vma_lock reader's fallback to mmap_lock). */
+enum lk_ret { LK_DONE = 0, LK_WAIT = 1, LK_FAILED = 2 };
 
 #define LK_CAP_SHARED 1u    /* has a read mode */
 #define LK_CAP_DOWNGRADE 2u /* write -> read */
@@ -78,6 +80,7 @@ struct lk_task {
 	uint64_t seen;	  /* count-word version seen by a trylock's load */
 	sim_time_t since; /* when waiting or spinning began */
 	int first_try;	  /* still on the first attempt (for 'contended') */
+	int may_fail;	  /* the step has a fallback: a design may answer LK_FAILED */
 };
 
 /* ---- primitives the simulation offers to lock designs ------------------- */

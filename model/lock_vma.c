@@ -4,8 +4,9 @@
  * it with one atomic on the VMA's line (per-VMA rwsem trylock in 6.4-6.14,
  * vm_refcnt increment from 6.15) and drops it with another; a writer
  * (vma_start_write) marks the VMA and waits for the readers to drain.
- * Simplification: a reader that finds the VMA write-locked waits here,
- * where the kernel would fall back to mmap_lock.
+ * A reader that finds the VMA write-locked fails when its step names a
+ * fallback ('lock V read else mm.mmap_lock': lock_vma_under_rcu returns
+ * NULL and the fault takes mmap_lock); without one it waits here.
  */
 #include "coherence.h"
 #include "lock.h"
@@ -51,6 +52,8 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = 2;
 				break;
 			}
+			if (st->mode == SL_READ && st->may_fail)
+				return LK_FAILED;
 			st->first_try = 0;
 			st->phase = 1;
 			break;

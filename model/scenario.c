@@ -576,6 +576,24 @@ static int parse_body_line(struct parser *p)
 			return perr(p, p->tok[i - 1].col, "a spinlock has no read or write mode");
 		if (st.act == SA_DOWNGRADE && strcmp(p->sc->obj[st.obj].locktype, "rwsem"))
 			return perr(p, p->tok[2].col, "only an rwsem can be downgraded");
+		if (i < p->ntok && !strcmp(p->tok[i].text, "else")) {
+			/* lock_vma_under_rcu's fallback: a write-locked VMA sends the fault to mmap_lock */
+			struct sc_step alt = st;
+
+			if (st.act != SA_LOCK || st.mode != SL_READ || strcmp(p->sc->obj[st.obj].locktype, "vma_lock"))
+				return perr(p, p->tok[i].col,
+					    "'else LOCK' follows only 'lock NAME read' of a vma_lock (the fallback "
+					    "to mmap_lock)");
+			if (i + 1 >= p->ntok)
+				return perr(p, p->tok[i].col + 5, "expected an rwsem's name after 'else'");
+			if ((rc = parse_objref(p, i + 1, &alt, 1)))
+				return rc;
+			if (strcmp(p->sc->obj[alt.obj].locktype, "rwsem") || alt.idx_div)
+				return perr(p, p->tok[i + 1].col,
+					    "the lock after 'else' must be an rwsem, not indexed");
+			st.alt1 = alt.obj + 1;
+			i += 2;
+		}
 		break;
 	}
 	if (i < p->ntok && !strcmp(p->tok[i].text, "when")) {
@@ -927,6 +945,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->act = st->act;
 		in->fn = st->fn;
 		in->obj = st->obj;
+		in->alt1 = st->alt1;
 		in->idx_div = st->idx_div;
 		in->mode = st->mode;
 		in->src_line = st->line_no;

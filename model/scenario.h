@@ -89,6 +89,7 @@ struct sc_step {
 	int exp_dist;	    /* COMPUTE: exponentially distributed with that mean */
 	uint32_t variants;  /* bit v set: the step belongs to variant v */
 	int match;	    /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
+	int alt1;	    /* 'lock V read else M': M's object index + 1 (0: none) */
 };
 
 struct scenario {
@@ -128,6 +129,7 @@ struct prog_insn {
 	int exp_dist;  /* COMPUTE: exponentially distributed, with that mean */
 	int64_t count; /* REPEAT / EVERY; MEMORY: bytes */
 	int match;     /* index of the matching END / opener */
+	int alt1;      /* LOCK of a vma_lock for read: the rwsem to fall back to, object index + 1; 0: none */
 	int src_line;
 };
 

@@ -43,6 +43,8 @@ struct sim_task {
 	int spin_line, spin_next, spin_gen;
 	int in_lock;
 	struct lk_task lk;
+	int fb_obj;		 /* a lock step fell back: its object, whose unlock releases fb_lk; -1 */
+	struct lock_inst *fb_lk; /* the fallback lock held in its place */
 	int lsp;
 	struct {
 		int pc;
@@ -569,11 +571,18 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 {
 	struct lock_inst *lk = lock_of(s, t, in);
 
+	if (in->act == SA_UNLOCK && t->fb_lk && in->obj == t->fb_obj) {
+		/* the matching lock step fell back: release what it took instead */
+		lk = t->fb_lk;
+		t->fb_lk = NULL;
+		t->fb_obj = -1;
+	}
 	memset(&t->lk, 0, sizeof(t->lk));
 	t->lk.lk = lk;
 	t->lk.mode = in->mode == SL_READ ? SL_READ : SL_WRITE;
 	t->lk.first_try = 1;
 	t->lk.since = s->eng.now;
+	t->lk.may_fail = in->act == SA_LOCK && in->mode == SL_READ && in->alt1 > 0;
 	switch (in->act) {
 	case SA_LOCK:
 		t->lk.what = LK_ACQUIRE;
@@ -601,6 +610,21 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 		break;
 	}
 	t->in_lock = 1;
+}
+
+/* 'lock V read else M' failed on V (write-locked): the step takes M for read instead, and the
+ * unlock of V will release M (lock_vma_under_rcu -> NULL, the fault under mmap_lock). */
+static void fall_back(struct sim *s, struct sim_task *t, const struct prog_insn *in)
+{
+	struct prog_insn alt = *in;
+
+	alt.obj = in->alt1 - 1;
+	alt.idx_div = 0;
+	alt.alt1 = 0;
+	t->fb_obj = in->obj;
+	t->fb_lk = lock_of(s, t, &alt);
+	s->res->locks[lock_of(s, t, in)->stat].fallbacks++;
+	lock_begin(s, t, &alt);
 }
 
 static void lock_end(struct sim *s, struct sim_task *t)
@@ -837,8 +861,14 @@ static void run_task(struct sim *s, struct sim_task *t)
 		const struct prog_insn *in;
 
 		if (t->in_lock) {
-			if (t->lk.lk->d->op(s, t, t->lk.lk) == LK_WAIT)
+			int r = t->lk.lk->d->op(s, t, t->lk.lk);
+
+			if (r == LK_WAIT)
 				return;
+			if (r == LK_FAILED) {
+				fall_back(s, t, &pr->insn[t->pc]);
+				continue;
+			}
 			lock_end(s, t);
 			advance(s, t);
 			continue;
@@ -1002,6 +1032,7 @@ static void dispatch(struct sim *s, const struct engine_event *ev)
 				pp = &s->task[*pp].spin_next;
 			*pp = t->spin_next;
 			t->spin_line = -1;
+			t->fb_obj = -1;
 			t->spin_gen++;
 			t->state = T_RUN;
 			run_task(s, t);

@@ -40,6 +40,7 @@ struct sim_lock_stats {
 	uint64_t acquires[2]; /* [0] exclusive/write, [1] read */
 	uint64_t releases[2];
 	uint64_t contended; /* acquisitions that did not succeed at the first try */
+	uint64_t fallbacks; /* 'lock V read else M' steps that found V write-locked and took M */
 	uint64_t sleeps, wakeups, handoffs, spins;
 	uint64_t violations; /* mutual exclusion broken: must stay 0 */
 	int max_readers;

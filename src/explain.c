@@ -160,6 +160,12 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		if (csv)
 			fprintf(f, "lock,%s,%.3f,%.3f,%llu,%llu\n", ls->name, 100 * util, cont,
 				(unsigned long long)ls->sleeps, (unsigned long long)ls->ninst);
+		else if (ls->fallbacks)
+			fprintf(f,
+				"  lock %-22s %-9s held exclusively %5.1f%% of the time; %5.1f%% of acquisitions "
+				"waited; %llu sleeps; %.3g%% of read attempts found it write-locked and fell back\n",
+				ls->name, ls->design, 100 * util, cont, (unsigned long long)ls->sleeps,
+				100.0 * (double)ls->fallbacks / (double)(ls->acquires[1] + ls->fallbacks));
 		else
 			fprintf(f,
 				"  lock %-22s %-9s held exclusively %5.1f%% of the time; %5.1f%% of acquisitions "

@@ -44,7 +44,10 @@ static const struct want wants[] = {
     {"page_fault1_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
     /* per-VMA lock (vma_start_read is a 'lock' step: blocking counts it), and the first fault of each mapping takes
        mmap_lock for anon_vma_prepare */
-    {"page_fault1_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, PG + PG / 512},
+    /* the threads' merged VMA: read by every fault, write-locked by the munmap's split and the
+     * mmap's merge; a fault that finds it write-locked falls back to mmap_lock (not a static
+     * count: the simulation decides) */
+    {"page_fault1_vma_lock", "vma_merged.lock", 1, 1, 2 / P, 1 + 2 / P, PF_IPIS, PG + PG / 512},
     {"page_fault1_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
     /* page_fault2/3 before 6.8: the VMA lock is tried, the fault retries under mmap_lock */
     {"page_fault2_mmap_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, 2 * PG + PG / 512},

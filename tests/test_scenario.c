@@ -759,6 +759,9 @@ static const struct bad bad_cases[] = {
     {HDR "  fn unlock s\n", MM_EPARSE, "bad.scn:8:15: ", "a rwsem needs 'read' or 'write'"},
     {HDR "  fn lock l read\n", MM_EPARSE, "bad.scn:8:13: ", "a spinlock has no read or write mode"},
     {HDR "  fn downgrade l\n", MM_EPARSE, "bad.scn:8:16: ", "only an rwsem can be downgraded"},
+    /* the fallback of a vma_lock reader */
+    {HDR "  fn lock s read else s\n", MM_EPARSE,
+     "bad.scn:8:18: ", "'else LOCK' follows only 'lock NAME read' of a vma_lock"},
     /* a field named as a lock, and a lock as a field */
     {HDR "  fn lock f\n", MM_EPARSE, "bad.scn:8:11: ", "'f' is a field; 'lock' needs a lock"},
     {HDR "  fn load l\n", MM_EPARSE, "bad.scn:8:11: ", "'l' is a lock; 'load' needs a field"},

@@ -9,6 +9,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void world(struct tworld *w, const char *topo, double lat, const char *scn)
 {
@@ -90,6 +91,58 @@ static void threads_share_the_mm_processes_do_not(void **state)
 	t_world_free(&w);
 }
 
+static const struct sim_lock_stats *lock_named(const struct sim_result *r, const char *name)
+{
+	for (int i = 0; i < r->nlocks; i++)
+		if (!strcmp(r->locks[i].name, name))
+			return &r->locks[i];
+	fail_msg("no lock %s in the result", name);
+	return NULL;
+}
+
+/*
+ * 'lock v read else m': a reader that finds the VMA lock write-locked takes m for read instead,
+ * and its 'unlock v read' releases m.  Alone, a task never finds its own write lock held; two
+ * threads do, every acquisition is released, and exclusion holds on both locks.
+ */
+static void a_write_locked_vma_sends_readers_to_the_fallback(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario fb\nop \"x\"\nlock v vma_lock scope mm\nlock m rwsem scope mm\nvariant v kernel 9.9 \"t\"\n"
+	      "begin\n  every 4\n    f lock v write\n    f compute 5000ns\n    f unlock v write\n  end\n"
+	      "  f lock v read else m\n  f compute 200ns\n  f unlock v read\n");
+	struct sim_config c = t_cfg(&w, 1);
+
+	for (int n = 1; n <= 2; n++) {
+		const struct sim_lock_stats *v, *m;
+
+		c.ntasks = n;
+		t_run(&c, &r);
+		v = lock_named(&r, "v");
+		m = lock_named(&r, "m");
+		printf("# %d task(s): v read %llu, fallbacks %llu, m read %llu\n", n,
+		       (unsigned long long)v->acquires[1], (unsigned long long)v->fallbacks,
+		       (unsigned long long)m->acquires[1]);
+		if (n == 1)
+			assert_int_equal(v->fallbacks, 0);
+		else
+			assert_true(v->fallbacks > 0);
+		assert_int_equal(m->acquires[1], v->fallbacks);
+		assert_int_equal(m->acquires[0], 0);
+		/* every acquisition released, give or take the one in flight per task at the end */
+		for (int i = 0; i < 2; i++) {
+			assert_true(v->acquires[i] >= v->releases[i] && v->acquires[i] <= v->releases[i] + (uint64_t)n);
+			assert_true(m->acquires[i] >= m->releases[i] && m->acquires[i] <= m->releases[i] + (uint64_t)n);
+		}
+		assert_int_equal(v->violations, 0);
+		assert_int_equal(m->violations, 0);
+	}
+	t_world_free(&w);
+}
+
 /* Two locks taken in opposite orders (ABBA): a real deadlock is reported, not hung on. */
 static void a_deadlock_is_reported_not_hung(void **state)
 {
@@ -165,6 +218,7 @@ int main(void)
 	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
 	    cmocka_unit_test(threads_share_the_mm_processes_do_not),
 	    cmocka_unit_test(a_deadlock_is_reported_not_hung),
+	    cmocka_unit_test(a_write_locked_vma_sends_readers_to_the_fallback),
 	    cmocka_unit_test(too_many_tasks_is_an_error),
 	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
 	};
