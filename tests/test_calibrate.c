@@ -130,14 +130,14 @@ static void each_parameter_moves_a_point(void **state)
 	}
 }
 
-static int recovers_or_flags(struct world *w, uint64_t seed, int repeats, enum fit_profile_mode mode)
+static int recovers_or_flags(struct world *w, uint64_t seed, int repeats, int refit_evals, enum fit_profile_mode mode)
 {
 	struct fit_result r;
 	int rc, nrecovered = 0;
 
 	points_with_noise(w, seed, repeats);
 	w->cm.max_evals = 400;
-	w->cm.refit_evals = 40;
+	w->cm.refit_evals = refit_evals;
 	rc = calib_fit(&w->cm, w->pts, NPTS, mode, NULL, NULL, &r, &w->err);
 	if (rc)
 		fail_msg("calib_fit: %s", w->err.msg);
@@ -184,9 +184,19 @@ static int recovers_or_flags(struct world *w, uint64_t seed, int repeats, enum f
 static void synthetic_recovery_fixed_profiles(void **state)
 {
 	/* one invocation per point: at 3% noise nothing is pinned to 5% at 2 sigma, so the 2-sigma
-	 * checks are what applies (averaging 9 invocations per point pins three costs, but then the
-	 * fit's profile ranges, with 40 refit evaluations, come out narrower than touch_thp's error) */
-	recovers_or_flags(*state, 1, 1, FIT_PROFILE_FIXED);
+	 * checks are what applies */
+	recovers_or_flags(*state, 1, 1, 40, FIT_PROFILE_FIXED);
+}
+
+/*
+ * Nine invocations averaged per point (sigma / 3): fault_entry_exit, mmap_region and thp_alloc
+ * are pinned to 5% at 2 sigma and must be recovered within 5%; touch_thp, a small share of one
+ * benchmark, stays loose and must hold the truth in its 2-sigma range.  The profile ranges need
+ * 120 evaluations per refit here: with 40, touch_thp's came out narrower than its error.
+ */
+static void synthetic_recovery_averaged(void **state)
+{
+	assert_true(recovers_or_flags(*state, 1, 9, 120, FIT_PROFILE_FIXED) >= 3);
 }
 
 /* A wrong measured point (no such CSV) is an error, not a silent default. */
@@ -267,7 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(missing_csv_is_an_error),		 cmocka_unit_test(fitted_range_is_read_back),
 	    cmocka_unit_test(band_spans_the_fitted_range),	 cmocka_unit_test(each_parameter_moves_a_point),
-	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
+	    cmocka_unit_test(synthetic_recovery_fixed_profiles), cmocka_unit_test(synthetic_recovery_averaged),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
