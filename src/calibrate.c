@@ -1167,7 +1167,7 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	have_cm = 1;
 	cm.seed = o->seed ? o->seed : 1;
 	cm.max_evals = 400;
-	cm.refit_evals = 60;
+	cm.refit_evals = 120; /* the synthetic recovery test: 40 made a weak cost's range too narrow */
 	{
 		int ntrain = 0;
 
