@@ -481,7 +481,10 @@ struct cal {
 	char tmpdir[1024];
 	char bindir[1024]; /* the directory of the mmsim executable */
 	char machine_path[PATH_MAX];
-	char csv[CALIB_NBENCH][PATH_MAX];
+	char csv[CALIB_NBENCH][PATH_MAX]; /* the newest, or the one run now */
+	/* --measured-dir: every DIR/PREFIX*.csv, newest first: invocations whose points are averaged */
+	char runs[CALIB_NBENCH][CALIB_MAX_RUNS][PATH_MAX];
+	int nruns[CALIB_NBENCH];
 	struct measured ms[CALIB_NBENCH];
 	int fit_tasks[64], nfit;
 	struct calib_point pts[FIT_MAX_RESID];
@@ -616,29 +619,49 @@ static int is_fit_task(const struct cal *c, int t)
 	return 0;
 }
 
-/* The newest DIR/PREFIX*.csv (by name: the files carry their date). */
-static int find_csv(const char *dir, const char *prefix, char *out, size_t cap, struct mm_error *err)
+static int cmp_name_desc(const void *a, const void *b)
+{
+	return -strcmp(a, b);
+}
+
+/*
+ * Every DIR/PREFIX*.csv, newest first (by name: the files carry their date), at most
+ * CALIB_MAX_RUNS: each is one invocation of the benchmark, and their points are averaged.
+ */
+static int find_csvs(const char *dir, const char *prefix, char (*out)[PATH_MAX], int *n, struct mm_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	char best[256] = "";
+	char names[CALIB_MAX_RUNS][256];
+	int k = 0;
 
 	if (!d)
 		return mm_fail(err, MM_ENOENT, "--measured-dir %s: cannot open: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
-		if (!strncmp(de->d_name, prefix, strlen(prefix)) && len > 4 && !strcmp(de->d_name + len - 4, ".csv") &&
-		    strcmp(de->d_name, best) > 0)
-			snprintf(best, sizeof(best), "%s", de->d_name);
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || len <= 4 || strcmp(de->d_name + len - 4, ".csv") ||
+		    len >= sizeof(names[0]))
+			continue;
+		if (k == CALIB_MAX_RUNS) {
+			closedir(d);
+			return mm_fail(err, MM_ERANGE,
+				       "--measured-dir %s: more than %d %s*.csv (at most %d invocations)", dir,
+				       CALIB_MAX_RUNS, prefix, CALIB_MAX_RUNS);
+		}
+		snprintf(names[k++], sizeof(names[0]), "%s", de->d_name);
 	}
 	closedir(d);
-	if (!best[0])
+	if (!k)
 		return mm_fail(err, MM_ENOENT,
 			       "--measured-dir %s: no %s*.csv (expected a validate/ CSV, e.g. from "
 			       "validate/measure-here.sh)",
 			       dir, prefix);
-	snprintf(out, cap, "%s/%s", dir, best);
+	qsort(names, (size_t)k, sizeof(names[0]), cmp_name_desc);
+	for (int i = 0; i < k; i++)
+		if (snprintf(out[i], PATH_MAX, "%s/%s", dir, names[i]) >= PATH_MAX)
+			return mm_fail(err, MM_ERANGE, "--measured-dir %s: path too long", dir);
+	*n = k;
 	return 0;
 }
 
@@ -732,14 +755,21 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		int n = 0;
 
 		if (c->o->measured_dir) {
-			if ((rc = find_csv(c->o->measured_dir, cb->prefix, c->csv[b], sizeof(c->csv[b]), err)))
+			if ((rc = find_csvs(c->o->measured_dir, cb->prefix, c->runs[b], &c->nruns[b], err)))
 				return rc;
-			stage(c, "%s: %s", cb->variant, c->csv[b]);
+			snprintf(c->csv[b], sizeof(c->csv[b]), "%s", c->runs[b][0]);
+			if (c->nruns[b] > 1)
+				stage(c, "%s: %s and %d more invocation(s), averaged", cb->variant, c->csv[b],
+				      c->nruns[b] - 1);
+			else
+				stage(c, "%s: %s", cb->variant, c->csv[b]);
 			continue;
 		}
 		if ((rc = find_exe(c, "MMSIM_VALIDATE_DIR", "validate", cb->exe, exe, sizeof(exe), err)))
 			return rc;
 		snprintf(c->csv[b], sizeof(c->csv[b]), "%s/%shere.csv", c->tmpdir, cb->prefix);
+		snprintf(c->runs[b][0], sizeof(c->runs[b][0]), "%s", c->csv[b]);
+		c->nruns[b] = 1;
 		snprintf(log, sizeof(log), "%s/%shere.log", c->tmpdir, cb->prefix);
 		snprintf(args, sizeof(args), "%s", cb->args);
 		argv[n++] = exe;
@@ -762,10 +792,10 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 }
 
 /* The harness's other_cpus: busy CPU time in the window not charged to the tasks. */
-static void warn_other_load(struct cal *c, int b, int mode, int ntasks)
+static void warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 {
 	char line[8192], want[64];
-	FILE *f = fopen(c->csv[b], "r");
+	FILE *f = fopen(csv, "r");
 
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
 	while (f && fgets(line, sizeof(line), f)) {
@@ -773,21 +803,29 @@ static void warn_other_load(struct cal *c, int b, int mode, int ntasks)
 		double other = field_num(line, "other_cpus", &found);
 
 		if (!strncmp(line, want, strlen(want)) && found && other > 0.10)
-			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", c->csv[b],
+			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", csv,
 			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
 	}
 	if (f)
 		fclose(f);
 }
 
+/*
+ * The measured points: each benchmark's invocations (one CSV each) averaged point by point.  A
+ * point's sigma is the root mean square of the invocations' own (calib_point_sigma: spread and
+ * CALIB_RUN_SIGMA) over the square root of their number.  The newest CSV decides which points
+ * there are; an older one without a point leaves it out of that point's mean.
+ */
 static int collect_points(struct cal *c, struct mm_error *err)
 {
 	int rc;
 
 	for (int b = 0; b < CALIB_NBENCH; b++) {
-		struct measured *ms = &c->ms[b];
+		struct measured *ms = &c->ms[b], other;
+		double sig2[2][REPORT_MAX_POINTS] = {{0}};
+		int cnt[2][REPORT_MAX_POINTS] = {{0}};
 
-		if ((rc = measured_load(c->csv[b], ms, err)))
+		if ((rc = measured_load(c->runs[b][0], ms, err)))
 			return rc;
 		for (int i = 0; i < c->nfit; i++) {
 			int ok = 0;
@@ -799,12 +837,41 @@ static int collect_points(struct cal *c, struct mm_error *err)
 					       "%s: no threads result at %d tasks (a --fit-tasks point)", c->csv[b],
 					       c->fit_tasks[i]);
 		}
+		for (int k = 0; k < c->nruns[b]; k++) {
+			if (k && (rc = measured_load(c->runs[b][k], &other, err)))
+				return rc;
+			for (int m = 0; m < 2; m++)
+				for (int p = 0; p < ms->n; p++) {
+					const struct measured *src = k ? &other : ms;
+					double v = 0, sg;
+					int q;
+
+					if (ms->ops[m][p] <= 0)
+						continue;
+					for (q = 0; q < src->n && src->tasks[q] != ms->tasks[p]; q++)
+						;
+					if (q == src->n || (v = src->ops[m][q]) <= 0)
+						continue;
+					rc = calib_point_sigma(c->runs[b][k], m, ms->tasks[p], &sg, err);
+					if (rc == MM_ENOENT)
+						sg = CALIB_RUN_SIGMA; /* runtest.py's CSV has no spread: the run-to-run
+									 figure alone */
+					else if (rc)
+						return rc;
+					warn_other_load(c, c->runs[b][k], m, ms->tasks[p]);
+					if (k)
+						ms->ops[m][p] += v; /* the newest's value is already there */
+					sig2[m][p] += sg * sg;
+					cnt[m][p]++;
+				}
+		}
 		for (int m = 0; m < 2; m++)
 			for (int p = 0; p < ms->n; p++) {
 				struct calib_point *pt;
 
-				if (ms->ops[m][p] <= 0)
+				if (ms->ops[m][p] <= 0 || !cnt[m][p])
 					continue;
+				ms->ops[m][p] /= cnt[m][p];
 				if (c->npts == FIT_MAX_RESID)
 					return mm_fail(err, MM_ERANGE, "calibrate: more than %d measured points",
 						       FIT_MAX_RESID);
@@ -813,15 +880,9 @@ static int collect_points(struct cal *c, struct mm_error *err)
 							   .mode = m,
 							   .ntasks = ms->tasks[p],
 							   .ops_per_s = ms->ops[m][p],
+							   .sigma = sqrt(sig2[m][p] / cnt[m][p]) / sqrt(cnt[m][p]),
 							   /* the scenarios' own mode (threads) is fitted to */
 							   .train = m == SC_THREADS && is_fit_task(c, ms->tasks[p])};
-				warn_other_load(c, b, m, ms->tasks[p]);
-				rc = calib_point_sigma(c->csv[b], m, ms->tasks[p], &pt->sigma, err);
-				if (rc == MM_ENOENT)
-					pt->sigma = CALIB_RUN_SIGMA; /* runtest.py's CSV has no spread: the run-to-run
-									figure alone */
-				else if (rc)
-					return rc;
 			}
 	}
 	return 0;
@@ -918,10 +979,13 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 	sb_printf(&b, "# command: %s\n", c->o->cmdline ? c->o->cmdline : "mmsim calibrate");
 	sb_printf(&b, "# machine profile: %s%s\n", c->o->out_machine ? c->o->out_machine : c->machine_path,
 		  c->o->machine ? " (given with --machine)" : " (measured now by calibrate/mmsim-measure)");
-	for (int bn = 0; bn < CALIB_NBENCH; bn++)
+	for (int bn = 0; bn < CALIB_NBENCH; bn++) {
 		sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
 			  c->o->measured_dir ? c->csv[bn] : calib_benches[bn].exe,
 			  c->o->measured_dir ? "" : " (run now)");
+		for (int k = 1; k < c->nruns[bn]; k++)
+			sb_printf(&b, "#   averaged with %s\n", c->runs[bn][k]);
+	}
 	sb_printf(
 	    &b,
 	    "# fitted on: threads points at tasks %s of the four benchmarks; chi2 %.3g for %d degree(s) of freedom; "

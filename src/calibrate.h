@@ -100,6 +100,9 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
  */
 #define CALIB_RUN_SIGMA 0.03
 
+/* --measured-dir: at most this many invocations (CSVs) of one benchmark, averaged */
+#define CALIB_MAX_RUNS 16
+
 int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err);
 
 /*

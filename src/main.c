@@ -99,7 +99,8 @@ static const struct opt_def opt_table[] = {
     {"out-machine", O_STR, OFF(out_machine), "FILE", NULL, "calibrate: write the measured hardware profile"},
     {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
     {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
-     "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them"},
+     "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them; several "
+     "CSVs of one benchmark are invocations, averaged point by point"},
     {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},

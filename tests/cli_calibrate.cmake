@@ -79,3 +79,11 @@ mmsim_cli(band_without_fitted_costs ok
 mmsim_cli(band_csv ok
   PATTERNS "^tasks,processes,processes_idle,threads,threads_idle,linear$" "^# band: 2,0,0,[0-9]+,[0-9]+$"
   ARGS --cores 2 --scenario page_fault1_vma_lock --tasks 1,2 --band --format csv)
+
+# Several invocations of each benchmark in --measured-dir are averaged point by point: a copy of
+# data/measured's CSVs with every ops/s x 1.1 beside the originals gives means of x 1.05 and sigmas
+# of 1/sqrt(2) of one invocation's.
+add_test(NAME calibrate_averages_invocations
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_calibrate_average.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR}
+          ${MMSIM_CAL_DIR})
+set_tests_properties(calibrate_averages_invocations PROPERTIES LABELS harness TIMEOUT 300)
