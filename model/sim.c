@@ -1032,7 +1032,6 @@ static void dispatch(struct sim *s, const struct engine_event *ev)
 				pp = &s->task[*pp].spin_next;
 			*pp = t->spin_next;
 			t->spin_line = -1;
-			t->fb_obj = -1;
 			t->spin_gen++;
 			t->state = T_RUN;
 			run_task(s, t);
@@ -1141,6 +1140,7 @@ static int setup(struct sim *s)
 		t->ps_line = -1;
 		t->pf_line = -1;
 		t->spin_line = -1;
+		t->fb_obj = -1;
 		/* an awake sibling hardware thread stretches the work (smt_stretch) */
 		t->ps_per_cycle = 1000.0 / ghz;
 		t->sibling = -1;
