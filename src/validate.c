@@ -155,11 +155,13 @@ static int parse_seconds(const char *opt, const char *v, double lo, double *out,
 	return 0;
 }
 
-/* Points in a task list such as 1,2 or 1-8 (the benchmark checks the list itself). */
-static int count_points(const char *tasks)
+/* Points in a task list such as 1,2 or 1-8 (the benchmark checks the list itself), and the largest
+ * task count in *max. */
+static int count_points(const char *tasks, long *max)
 {
 	int n = 0;
 
+	*max = 0;
 	for (const char *p = tasks; *p;) {
 		char *end;
 		long a = strtol(p, &end, 10), b = a;
@@ -173,6 +175,8 @@ static int count_points(const char *tasks)
 				return -1;
 		}
 		n += b >= a ? (int)(b - a + 1) : 1;
+		*max = a > *max ? a : *max;
+		*max = b > *max ? b : *max;
 		if (*end == ',')
 			end++;
 		else if (*end)
@@ -261,26 +265,6 @@ static int tmpfs_with_room(const char *dir, double need)
 	return !statfs(dir, &sf) && sf.f_type == TMPFS_MAGIC && (double)sf.f_bavail * (double)sf.f_bsize >= need;
 }
 
-/* The largest number in a task list such as 1,2 or 1-4 */
-static unsigned max_in_list(const char *list)
-{
-	unsigned best = 0;
-
-	for (const char *p = list; *p;) {
-		char *end;
-		unsigned long v = strtoul(p, &end, 10);
-
-		if (end == p) {
-			p++;
-			continue;
-		}
-		if (v > best && v < 1u << 20)
-			best = (unsigned)v;
-		p = end;
-	}
-	return best;
-}
-
 /* The filesystem the benchmark found its $TMPDIR on: its CSV's '# tmpdir: DIR (FS)' line. */
 static void tmpdir_fs_from_csv(struct validate_run *run)
 {
@@ -310,11 +294,11 @@ static void tmpdir_fs_from_csv(struct validate_run *run)
  * (page_fault3 on ext4, 6.18: 0.085 faults per op).  A TMPDIR the user set is kept; /dev/shm
  * is used only with room for the files (a container's may be 64 MiB).
  */
-static void pick_tmpdir(struct validate_run *run, const char *tasks)
+static void pick_tmpdir(struct validate_run *run, long max_tasks)
 {
 	const char *env = getenv("TMPDIR");
 	/* a 128 MiB file per task, and a quarter more */
-	double need = 1.25 * 128 * 1048576.0 * (max_in_list(tasks) ? max_in_list(tasks) : 1);
+	double need = 1.25 * 128 * 1048576.0 * (double)(max_tasks > 0 ? max_tasks : 1);
 
 	if (env && *env) {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "%s", env);
@@ -380,6 +364,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	time_t now = time(NULL);
 	struct tm tm;
 	int v, thp, rc, status, na = 0, npts, nmodes;
+	long max_tasks;
 
 	memset(run, 0, sizeof(*run));
 	if (!req->variant)
@@ -387,7 +372,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 			       "validate: --scenario VARIANT is required (e.g. --scenario page_fault1_vma_lock)");
 	if (!req->tasks)
 		return mm_fail(err, MM_EINVAL, "validate: --tasks LIST is required (e.g. --tasks 1,2)");
-	npts = count_points(req->tasks);
+	npts = count_points(req->tasks, &max_tasks);
 	if (npts < 1)
 		return mm_fail(err, MM_EINVAL, "--tasks '%s': expected task counts such as 1,2 or 1-4", req->tasks);
 	if ((rc = parse_seconds("duration", req->duration, 0.1, &duration, err)) ||
@@ -426,7 +411,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
 		return rc;
 	if (bm->file)
-		pick_tmpdir(run, req->tasks);
+		pick_tmpdir(run, max_tasks);
 	if (uname(&u) == 0)
 		snprintf(run->kernel_here, sizeof(run->kernel_here), "%s", u.release);
 	gethostname(host, sizeof(host) - 1);
