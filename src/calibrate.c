@@ -376,6 +376,11 @@ int calib_band(const struct profile *kprof, const struct scenario *sc, int var, 
 	return rc ? rc : varied;
 }
 
+int calib_pinned_to_5pct(const struct fit_param_result *p)
+{
+	return p->identifiable && (p->hi - p->lo) / 2 / p->value <= 0.025;
+}
+
 /* ---- measured points ------------------------------------------------------ */
 
 static double field_num(const char *line, const char *key, int *found)
@@ -481,8 +486,8 @@ struct cal {
 	char tmpdir[1024];
 	char bindir[1024]; /* the directory of the mmsim executable */
 	char machine_path[PATH_MAX];
-	char csv[CALIB_NBENCH][PATH_MAX]; /* the newest, or the one run now */
-	/* --measured-dir: every DIR/PREFIX*.csv, newest first: invocations whose points are averaged */
+	/* each benchmark's CSVs: the one run now, or (--measured-dir) every DIR/PREFIX*.csv, newest
+	 * first, invocations whose points are averaged */
 	char runs[CALIB_NBENCH][CALIB_MAX_RUNS][PATH_MAX];
 	int nruns[CALIB_NBENCH];
 	struct measured ms[CALIB_NBENCH];
@@ -757,18 +762,16 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		if (c->o->measured_dir) {
 			if ((rc = find_csvs(c->o->measured_dir, cb->prefix, c->runs[b], &c->nruns[b], err)))
 				return rc;
-			snprintf(c->csv[b], sizeof(c->csv[b]), "%s", c->runs[b][0]);
 			if (c->nruns[b] > 1)
-				stage(c, "%s: %s and %d more invocation(s), averaged", cb->variant, c->csv[b],
+				stage(c, "%s: %s and %d more invocation(s), averaged", cb->variant, c->runs[b][0],
 				      c->nruns[b] - 1);
 			else
-				stage(c, "%s: %s", cb->variant, c->csv[b]);
+				stage(c, "%s: %s", cb->variant, c->runs[b][0]);
 			continue;
 		}
 		if ((rc = find_exe(c, "MMSIM_VALIDATE_DIR", "validate", cb->exe, exe, sizeof(exe), err)))
 			return rc;
-		snprintf(c->csv[b], sizeof(c->csv[b]), "%s/%shere.csv", c->tmpdir, cb->prefix);
-		snprintf(c->runs[b][0], sizeof(c->runs[b][0]), "%s", c->csv[b]);
+		snprintf(c->runs[b][0], sizeof(c->runs[b][0]), "%s/%shere.csv", c->tmpdir, cb->prefix);
 		c->nruns[b] = 1;
 		snprintf(log, sizeof(log), "%s/%shere.log", c->tmpdir, cb->prefix);
 		snprintf(args, sizeof(args), "%s", cb->args);
@@ -782,7 +785,7 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		argv[n++] = "--tasks";
 		argv[n++] = tasks;
 		argv[n++] = "--out";
-		argv[n++] = c->csv[b];
+		argv[n++] = c->runs[b][0];
 		argv[n] = NULL;
 		stage(c, "benchmark %d/%d: %s %s --tasks %s", b + 1, CALIB_NBENCH, cb->exe, cb->args, tasks);
 		if ((rc = run_child(argv, log, err)))
@@ -834,7 +837,7 @@ static int collect_points(struct cal *c, struct mm_error *err)
 				ok |= ms->tasks[p] == c->fit_tasks[i] && ms->ops[SC_THREADS][p] > 0;
 			if (!ok)
 				return mm_fail(err, MM_EINVAL,
-					       "%s: no threads result at %d tasks (a --fit-tasks point)", c->csv[b],
+					       "%s: no threads result at %d tasks (a --fit-tasks point)", c->runs[b][0],
 					       c->fit_tasks[i]);
 		}
 		for (int k = 0; k < c->nruns[b]; k++) {
@@ -981,7 +984,7 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 		  c->o->machine ? " (given with --machine)" : " (measured now by calibrate/mmsim-measure)");
 	for (int bn = 0; bn < CALIB_NBENCH; bn++) {
 		sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
-			  c->o->measured_dir ? c->csv[bn] : calib_benches[bn].exe,
+			  c->o->measured_dir ? c->runs[bn][0] : calib_benches[bn].exe,
 			  c->o->measured_dir ? "" : " (run now)");
 		for (int k = 1; k < c->nruns[bn]; k++)
 			sb_printf(&b, "#   averaged with %s\n", c->runs[bn][k]);
@@ -1094,7 +1097,7 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 			snprintf(ident, sizeof(ident), "bounded on one side only");
 		else if (!(p->hi > p->lo))
 			snprintf(ident, sizeof(ident), "yes (no range computed)");
-		else if ((p->hi - p->lo) / 2 / p->value > 0.025)
+		else if (!calib_pinned_to_5pct(p))
 			snprintf(ident, sizeof(ident), "bounded, not to 5%% (2 sigma +-%.0f%%)",
 				 100 * (p->hi - p->lo) / p->value);
 		else

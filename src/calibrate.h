@@ -105,6 +105,9 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
 
 int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err);
 
+/* A fitted cost the data pin to 5% at 2 sigma: identifiable, its 1-sigma half-width within 2.5%. */
+int calib_pinned_to_5pct(const struct fit_param_result *p);
+
 /*
  * The USL baseline of compare: fitted to the training points of one mode
  * when they hold at least three task counts.  Returns 1 with @u set, or 0
