@@ -33,15 +33,8 @@ skipped=$out/skipped-$tag-$date.txt
 other_max=${OTHER_MAX:-0.10}
 retry_wait=${RETRY_WAIT_S:-20}
 mkdir -p "$out" || exit 1
-# The file benchmarks (page_fault2-4, mmap2) map a file in $TMPDIR.  The scenarios model a file
-# cached in 4 KiB folios, which tmpfs gives on any kernel (ext4 6.11+ and xfs cache large folios,
-# and recent kernels map one per fault); as mmsim validate does, use /dev/shm when TMPDIR is unset.
-# It needs a 128 MiB file per task, 2 tasks at most here, and a quarter more.
-if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] &&
-	[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((160 * 1024 * 2)) ]; then
-	TMPDIR=/dev/shm
-	export TMPDIR
-fi
+. "$(dirname "$0")/tmpdir.sh"
+use_shm_tmpdir 2
 
 wanted() {
 	[ -z "$only" ] && return 0

@@ -59,15 +59,8 @@ else
 	fi
 fi
 
-# The file benchmarks (page_fault2-4, mmap2) map a file in $TMPDIR.  The scenarios model a file
-# cached in 4 KiB folios, which tmpfs gives on any kernel (ext4 6.11+ and xfs cache large folios,
-# and recent kernels map one per fault); as mmsim validate does, use /dev/shm when TMPDIR is unset.
-# It needs a 128 MiB file per task, 16 tasks at most here, and a quarter more.
-if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] &&
-	[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((160 * 1024 * 16)) ]; then
-	TMPDIR=/dev/shm
-	export TMPDIR
-fi
+. "$here/tmpdir.sh"
+use_shm_tmpdir 16
 # --- plan -------------------------------------------------------------------
 ncpu=$(nproc)
 mem_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
