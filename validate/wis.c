@@ -688,7 +688,6 @@ static inline void cpu_relax(void)
 static void spin_barrier(struct wis_run *r)
 {
 	struct wis_ctl *c = r->ctl;
-
 	int64_t give_up;
 
 	if (__atomic_add_fetch(&c->arrived, 1, __ATOMIC_ACQ_REL) == r->n) {
