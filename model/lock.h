@@ -81,6 +81,7 @@ struct lk_task {
 	sim_time_t since; /* when waiting or spinning began */
 	int first_try;	  /* still on the first attempt (for 'contended') */
 	int may_fail;	  /* the step has a fallback: a design may answer LK_FAILED */
+	int was_try;	  /* began as a trylock (a design turns a failed one into LK_ACQUIRE) */
 };
 
 /* ---- primitives the simulation offers to lock designs ------------------- */

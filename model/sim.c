@@ -586,9 +586,12 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 	switch (in->act) {
 	case SA_LOCK:
 		t->lk.what = LK_ACQUIRE;
+		s->res->locks[lk->stat].starts++;
 		break;
 	case SA_TRYLOCK:
 		t->lk.what = LK_TRYACQUIRE;
+		t->lk.was_try = 1;
+		s->res->locks[lk->stat].starts++;
 		break;
 	case SA_UNLOCK:
 		t->lk.what = LK_RELEASE;
@@ -613,11 +616,14 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 }
 
 /* 'lock V read else M' failed on V (write-locked): the step takes M for read instead, and the
- * unlock of V will release M (lock_vma_under_rcu -> NULL, the fault under mmap_lock). */
+ * unlock of V will release M (lock_vma_under_rcu -> NULL, the fault under mmap_lock).  M is taken
+ * as the fault path takes mmap_lock: a trylock first, the blocking lock if that fails
+ * (get_mmap_lock_carefully; do_user_addr_fault's mmap_read_trylock before 6.5). */
 static void fall_back(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
 	struct prog_insn alt = *in;
 
+	alt.act = SA_TRYLOCK;
 	alt.obj = in->alt1 - 1;
 	alt.idx_div = 0;
 	alt.alt1 = 0;
@@ -644,6 +650,8 @@ static void lock_end(struct sim *s, struct sim_task *t)
 		st->acquires[rd]++;
 		if (!t->lk.first_try)
 			st->contended++;
+		if (t->lk.was_try && t->lk.what == LK_ACQUIRE)
+			st->try_failed++;
 	}
 	/* mutual exclusion, checked on what the simulation saw */
 	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers))

@@ -41,6 +41,9 @@ struct sim_lock_stats {
 	uint64_t releases[2];
 	uint64_t contended; /* acquisitions that did not succeed at the first try */
 	uint64_t fallbacks; /* 'lock V read else M' steps that found V write-locked and took M */
+	/* what the kernel's lock tracepoint (mmap_lock_start_locking) would count: every lock and
+	 * trylock begun, downgrades not, and once more for a trylock that failed and blocked */
+	uint64_t starts, try_failed;
 	uint64_t sleeps, wakeups, handoffs, spins;
 	uint64_t violations; /* mutual exclusion broken: must stay 0 */
 	int max_readers;

@@ -1020,6 +1020,7 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 				   .tasks = o->tasks,
 				   .mode = o->mode,
 				   .kernel = o->kernel,
+				   .machine = o->machine,
 				   .duration = o->duration ? o->duration : "5",
 				   .warmup = o->warmup ? o->warmup : "1",
 				   .out_dir = o->out ? o->out : "validate-out",

@@ -20,6 +20,7 @@ struct validate_req {
 	const char *tasks;    /* task counts, e.g. 1,2 */
 	const char *mode;     /* threads|processes|both, or NULL: the scenario's */
 	const char *kernel;   /* kernel profile, or NULL: the variant's own */
+	const char *machine;  /* hardware profile of the simulated count check, or NULL: local */
 	const char *duration; /* seconds measured per point (populate: rounds within it) */
 	const char *warmup;   /* seconds of warm-up, discarded */
 	const char *out_dir;  /* where the CSV and the plot go */

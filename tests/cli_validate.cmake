@@ -34,8 +34,9 @@ set_tests_properties(cli_validate_missing_bin_dir PROPERTIES LABELS fast TIMEOUT
 
 # ---- the count check against canned benchmark output (fast, known answers) --
 # Fake benchmarks in MMSIM_VALIDATE_BIN_DIR: wis_page_fault1 writes a fixed CSV (faults per op
-# 0.5 where the scenario has 1: a mismatch; mmap_lock as the scenario's; counts unavailable at
-# 2 tasks), wis_page_fault2 cannot run here, wis_page_fault3 fails.
+# 0.5 where the scenario has 1: a mismatch; mmap_lock as the scenario's static count, which at 2
+# threads lacks the simulated fallbacks to mmap_lock: a mismatch; counts unavailable at 4 tasks),
+# wis_page_fault2 cannot run here, wis_page_fault3 fails.
 set(FAKE_SRC ${MMSIM_CLI_DIR}/fake-src)
 set(FAKE_BIN ${MMSIM_CLI_DIR}/fake-bin)
 file(WRITE ${FAKE_SRC}/wis_page_fault1 [=[#!/bin/sh
@@ -56,7 +57,8 @@ cat > "$out" <<'CSV'
 #run mode=threads tasks=1 ops=3500000 window_s=5.000 other_cpus=0.010
 #run mode=threads tasks=2 ops=6500000 window_s=5.000 other_cpus=0.500
 #counts mode=threads tasks=1 ops=6553600 faults_per_op=0.5 mmap_lock_per_op=9.1553e-05 tlb_flushes_per_op=0.0002 raw=0-0/0-0/0-0
-#counts mode=threads tasks=2 unavailable: perf not found in PATH or /usr/bin/perf
+#counts mode=threads tasks=2 ops=6553600 faults_per_op=1 mmap_lock_per_op=9.1553e-05 tlb_flushes_per_op=0.0004 raw=0-0/0-0/0-0
+#counts mode=threads tasks=4 unavailable: perf not found in PATH or /usr/bin/perf
 tasks,processes,processes_idle,threads,threads_idle,linear
 1,0,0,700000,50.00,700000
 2,0,0,1300000,0.00,1400000
@@ -84,11 +86,13 @@ mmsim_validate_fake(validate_counts_check ok
     "^ +1 +700000 +[0-9]+ +[-+][0-9]+\\.[0-9] "
     "^  kernel( mismatch)?: the scenario models linux-6\\.4"
     "^  threads +1 faults +0\\.5 +1 +0\\.500  MISMATCH \\(faults\\)$"
-    "^  threads +1 mmap_lock +9\\.1553e-05 +9\\.1553e-05 +1\\.000  ok$"
+    "^  threads +1 mmap_lock +9\\.1553e-05 +9\\.1553e-05 +1\\.000  ok; simulated 0 fallbacks/op$"
     # a task alone: 1 to 2 tracepoint events per flush; 0.0002 lies inside
     "^  threads +1 tlb_flush +0\\.0002 +0\\.00013052-0\\.00026104 +1\\.000  ok$"
-    "^  threads +2 all .*unavailable: perf not found"
-    "^  1 count\\(s\\) differ"
+    # two threads: the other's munmap and mmap write-lock the merged VMA, faults fall back
+    "^  threads +2 mmap_lock +9\\.1553e-05 +0\\.000[12][0-9.e-]* +0\\.[0-9]+  MISMATCH \\(mmap_lock\\); simulated [0-9.]+e-05 fallbacks/op$"
+    "^  threads +4 all .*unavailable: perf not found"
+    "^  2 count\\(s\\) differ"
     "^  other load: threads at 2 task\\(s\\) ran beside 0\\.50 CPUs"
   ARGS --scenario page_fault1_vma_lock --machine nehalem-i7-920 --tasks 1,2
     --out ${MMSIM_CLI_DIR}/validate-fake-out)

@@ -130,7 +130,11 @@ static void a_write_locked_vma_sends_readers_to_the_fallback(void **state)
 			assert_int_equal(v->fallbacks, 0);
 		else
 			assert_true(v->fallbacks > 0);
-		assert_int_equal(m->acquires[1], v->fallbacks);
+		/* each fallback begins a trylock of m (the fault path's mmap_read_trylock); m is never
+		 * write-held here, so none fails; the last may still be in flight */
+		assert_int_equal(m->starts, v->fallbacks);
+		assert_true(m->acquires[1] <= v->fallbacks && m->acquires[1] + (uint64_t)n >= v->fallbacks);
+		assert_int_equal(m->try_failed, 0);
 		assert_int_equal(m->acquires[0], 0);
 		/* every acquisition released, give or take the one in flight per task at the end */
 		for (int i = 0; i < 2; i++) {
@@ -139,6 +143,44 @@ static void a_write_locked_vma_sends_readers_to_the_fallback(void **state)
 		}
 		assert_int_equal(v->violations, 0);
 		assert_int_equal(m->violations, 0);
+	}
+	t_world_free(&w);
+}
+
+/*
+ * The lock tracepoint's count (mmap_lock_start_locking): every lock and trylock begun, and once
+ * more for a trylock that fails and blocks.  One task alone never fails its trylock; beside a
+ * task that holds m for write half its time, some fail, and each failure is one more start than
+ * the acquisitions show.
+ */
+static void a_failed_trylock_counts_twice(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario tr\nop \"x\"\nlock m rwsem scope mm\nvariant v kernel 9.9 \"t\"\n"
+	      "begin\n  every 2\n    f lock m write\n    f compute 3000ns\n    f unlock m write\n  end\n"
+	      "  f trylock m read\n  f compute 500ns\n  f unlock m read\n");
+	struct sim_config c = t_cfg(&w, 1);
+
+	c.ops_per_task = 2000; /* fixed work: nothing in flight at the end */
+	for (int n = 1; n <= 2; n++) {
+		const struct sim_lock_stats *m;
+
+		c.ntasks = n;
+		t_run(&c, &r);
+		m = lock_named(&r, "m");
+		printf("# %d task(s): starts %llu, acquires %llu+%llu, failed trylocks %llu\n", n,
+		       (unsigned long long)m->starts, (unsigned long long)m->acquires[0],
+		       (unsigned long long)m->acquires[1], (unsigned long long)m->try_failed);
+		/* 1000 write locks and 2000 trylocks per task, each acquired once */
+		assert_int_equal(m->starts, 3000 * (uint64_t)n);
+		assert_int_equal(m->acquires[0] + m->acquires[1], m->starts);
+		if (n == 1)
+			assert_int_equal(m->try_failed, 0);
+		else
+			assert_true(m->try_failed > 0 && m->try_failed <= m->acquires[1]);
 	}
 	t_world_free(&w);
 }
@@ -219,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(threads_share_the_mm_processes_do_not),
 	    cmocka_unit_test(a_deadlock_is_reported_not_hung),
 	    cmocka_unit_test(a_write_locked_vma_sends_readers_to_the_fallback),
+	    cmocka_unit_test(a_failed_trylock_counts_twice),
 	    cmocka_unit_test(too_many_tasks_is_an_error),
 	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
 	};
