@@ -49,7 +49,7 @@ struct lock_inst {
 	int era;     /* rwsem: 3 (3.x), 5 (5.11), 6 (6.x) */
 	int holder;  /* writer or spinlock holder task, -1 */
 	int nreaders;
-	int pending;	  /* qspinlock pending waiter, -1 */
+	int pending;	  /* qspinlock pending waiter; vma_lock: the writer asleep until readers drain; -1 */
 	int handoff;	  /* rwsem RWSEM_FLAG_HANDOFF */
 	int wl_holder;	  /* rwsem wait_lock holder task, -1 */
 	uint64_t version; /* bumps at every change of the count word (cmpxchg failures) */

@@ -7,6 +7,11 @@
  * A reader that finds the VMA write-locked fails when its step names a
  * fallback ('lock V read else mm.mmap_lock': lock_vma_under_rcu returns
  * NULL and the fault takes mmap_lock); without one it waits here.
+ * A writer that finds readers inside sleeps until the last one leaves and
+ * wakes it (6.15+: rcuwait_wait_event on vm_refcnt, woken from
+ * vma_refcount_put; 6.4-6.14: down_write on the VMA's rwsem, which a
+ * writer does not spin on while readers own it).  The VMA stays marked
+ * write-locked meanwhile, so readers that come during the wake-up fail too.
  */
 #include "coherence.h"
 #include "lock.h"
@@ -30,8 +35,13 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 		if (st->what == LK_DOWNGRADE) {
 			lk->holder = -1;
 			lk->nreaders++;
-		} else {
-			lk->nreaders--;
+		} else if (--lk->nreaders == 0 && lk->pending >= 0) {
+			/* the last reader out wakes the writer waiting for the drain */
+			int w = lk->pending;
+
+			lk->pending = -1;
+			lk_count_stat(s, lk, LKS_WAKE);
+			lk_wake(s, w);
 		}
 		lk->version++;
 		return LK_DONE;
@@ -67,13 +77,14 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			}
 			st->phase = 0;
 			break;
-		default: /* writer: wait for the readers to drain */
+		default: /* writer: wait for the readers to drain, asleep */
 			if (!lk_access(s, t, line, COH_LOAD))
 				return LK_WAIT;
 			if (lk->nreaders) {
 				st->first_try = 0;
-				lk_count_stat(s, lk, LKS_SPIN);
-				lk_spin(s, t, line);
+				lk->pending = me;
+				lk_count_stat(s, lk, LKS_SLEEP);
+				lk_sleep(s, t);
 				return LK_WAIT;
 			}
 			return LK_DONE;

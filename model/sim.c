@@ -1219,6 +1219,10 @@ static int setup(struct sim *s)
 				int li = gr->base + inst * gr->count + k;
 
 				coh_line_init(&s->coh, &s->line[li].c, home, s->bits + (size_t)li * nw);
+				/* threads: the main thread (task 0) set the mm up, so its lines start in
+				 * that CPU's cache, as a process's private lines do in its own */
+				if (gr->scope == SC_MM && cfg->mode == SC_THREADS)
+					s->line[li].c.owner = s->line[li].c.last = s->task[0].cpu;
 				s->line[li].private_task = priv;
 				s->line[li].spin_head = -1;
 				s->line[li].stat = stat;

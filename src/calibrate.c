@@ -31,7 +31,7 @@
  */
 const struct calib_bench calib_benches[CALIB_NBENCH] = {
     {"page_fault1-", "page_fault1_vma_lock", "wis_page_fault1", "--mode both --warmup 1 --duration 3"},
-    {"populate-none-thpoff-", "populate_none", "wis_populate",
+    {"populate-none-thpoff-", "populate_none_nothp", "wis_populate",
      "--mode both --method none --thp off --warmup 0.001 --rounds 5"},
     {"populate-loop-thpon-", "populate_loop_vma", "wis_populate",
      "--mode both --method loop --thp on --warmup 0.001 --rounds 5"},
@@ -41,7 +41,8 @@ const struct calib_bench calib_benches[CALIB_NBENCH] = {
 
 /*
  * fault_entry_exit: every page_fault1 op and every touch-loop THP fault;
- * mmap_region: all of populate_none; thp_alloc: with the measured 2 MiB
+ * mmap_region: populate_none_nothp's mmap (its madvise is madvise_vma, not
+ * fitted); thp_alloc: with the measured 2 MiB
  * clearing, the THP faults; touch_thp: the loop's 511 stores per THP (the
  * loop minus MADV_POPULATE_WRITE, within the runs' spread).  The other path
  * costs stay the base profile's: handle_mm_fault, for one, sits beside

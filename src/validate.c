@@ -603,6 +603,7 @@ struct count_model {
 	struct op_counts c;
 	char lock[SC_NAME]; /* the mmap_lock object, or "" */
 	int fallback;	    /* the program has a step with a fallback lock */
+	double madvise;	    /* mmap_lock acquisitions per op in do_madvise steps (the harness's madvise) */
 	int compiled;
 };
 
@@ -641,20 +642,29 @@ static int count_model_load(const struct validate_req *req, struct count_model *
 	}
 	m->compiled = 1;
 	op_counts(&m->prog, m->lock[0] ? m->lock : NULL, &m->c);
-	for (int pc = 0; pc < m->prog.n; pc++)
-		if (m->prog.insn[pc].alt1 > 0 && m->prog.visits[pc] > 0)
+	for (int pc = 0; pc < m->prog.n; pc++) {
+		const struct prog_insn *in = &m->prog.insn[pc];
+
+		if (in->alt1 > 0 && m->prog.visits[pc] > 0)
 			m->fallback = 1;
+		if (in->act == SA_LOCK && in->fn >= 0 && !strcmp(m->sc.fn[in->fn], "do_madvise") && m->lock[0] &&
+		    !strcmp(m->sc.obj[in->obj].name, m->lock))
+			m->madvise += m->prog.visits[pc];
+	}
 	return 0;
 }
 
-/* Simulated runs of the count check: this many visits of the rarest step per task (an munmap
- * cycle), enough that the fallbacks' own sampling noise stays near 1%. */
+/* Simulated runs of the count check: this many visits of the rarest step per task (page_fault's
+ * munmap cycle), enough that the fallbacks' own sampling noise stays near 1%; but at most about
+ * COUNT_SIM_VISITS step visits per task (populate's 4 KiB loop has 500000 per op). */
 #define COUNT_SIM_CYCLES 64
+#define COUNT_SIM_VISITS 6e7
 
 /*
- * mmap_lock events per op as the tracepoint would count them in a simulated run at @tasks in
- * @mode on the validate machine: every lock and trylock begun, once more for a trylock that
- * failed, and the fallbacks' trylocks.  Fixed work, so the whole run is counted.
+ * The mmap_lock events per op that timing adds to the static count, as the tracepoint would
+ * count them in a simulated run at @tasks in @mode on the validate machine: the fallbacks'
+ * trylocks, and once more for every trylock that failed.  Fixed work, so the whole run is
+ * counted.
  */
 static int simulated_lock_events(const struct validate_req *req, const struct count_model *m, enum sc_mode mode,
 				 int tasks, double *per_op, double *fallbacks, struct mm_error *err)
@@ -685,16 +695,18 @@ static int simulated_lock_events(const struct validate_req *req, const struct co
 				 .mode = mode,
 				 .ntasks = tasks,
 				 .seed = 1,
-				 .ops_per_task = (int64_t)ceil(COUNT_SIM_CYCLES / rarest)};
+				 .ops_per_task =
+				     (int64_t)fmax(1, fmin(ceil(COUNT_SIM_CYCLES / rarest),
+							   floor(COUNT_SIM_VISITS / m->prog.units_per_op)))};
 	if (!(rc = sim_run(&cfg, res, err))) {
 		uint64_t ev = 0, fb = 0;
 
 		for (int i = 0; i < res->nlocks; i++) {
 			if (!strcmp(res->locks[i].name, m->lock))
-				ev += res->locks[i].starts + res->locks[i].try_failed;
+				ev += res->locks[i].try_failed;
 			fb += res->locks[i].fallbacks;
 		}
-		*per_op = (double)ev / res->ops;
+		*per_op = (double)(ev + fb) / res->ops;
 		*fallbacks = (double)fb / res->ops;
 	}
 	free(res);
@@ -710,6 +722,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 	const struct op_counts *sc;
 	const struct bench_map *bm;
 	int rc, thp, seen = 0;
+	double extra;
 
 	*mismatches = 0;
 	if (!cm)
@@ -740,19 +753,20 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		lock[0] ? lock : "(no mmap_lock in the scenario)", counters[0].noise_events, counters[1].noise_events,
 		counters[2].noise_events);
 	if (cm->fallback && lock[0])
-		fprintf(
-		    f,
-		    "  mmap_lock 'scenario' is simulated at each point (machine %s, %d munmap cycles per task, fixed "
-		    "work): the scenario's faults fall back from the VMA lock to %s when another task holds the "
-		    "VMA write-locked, which depends on timing; each fallback is a trylock, and a second event "
-		    "when the trylock fails; as their number varies from run to run, the noise allowance adds "
-		    "2 sqrt(n) for the n such events expected in the counted run\n",
-		    req->machine ? req->machine : "local", COUNT_SIM_CYCLES, lock);
-	if (bm && bm->extra_mmap_lock > 0)
+		fprintf(f,
+			"  mmap_lock 'scenario' = the static count plus what timing adds, simulated at each point "
+			"(machine %s, fixed work of %d visits per task of the rarest step, or %.0e step visits if "
+			"fewer): a fault that finds the VMA write-locked by another task falls back to %s with a "
+			"trylock, and a trylock that fails fires the tracepoint again; as their number varies from "
+			"run to run, the noise allowance adds 2 sqrt(n) for the n such events expected in the counted "
+			"run\n",
+			req->machine ? req->machine : "local", COUNT_SIM_CYCLES, COUNT_SIM_VISITS, lock);
+	extra = bm ? bm->extra_mmap_lock - cm->madvise : 0;
+	if (extra > 0)
 		fprintf(f,
 			"  mmap_lock 'scenario' includes %g per op that the benchmark's counted round holds beyond the "
 			"scenario's operation: %s (validate/populate.c)\n",
-			bm->extra_mmap_lock, bm->note);
+			extra, cm->madvise > 0 ? "the teardown munmap (the madvise is a scenario step)" : bm->note);
 	fprintf(f, "  %-9s %6s %-10s %12s %12s %8s  %s\n", "mode", "tasks", "count", "measured", "scenario", "ratio",
 		"status");
 	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -778,13 +792,15 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		want[0] = sc->faults;
 		want[1] = sc->lock_read + sc->lock_write;
 		if (cm->fallback && lock[0]) {
+			double add = 0;
+
 			if ((rc = simulated_lock_events(req, cm, strcmp(mode, "threads") ? SC_PROCESSES : SC_THREADS,
-							(int)tasks, &want[1], &fb, err)))
+							(int)tasks, &add, &fb, err)))
 				goto out;
-			/* the timing-dependent events expected in the counted run */
-			dyn = fmax(0, want[1] - sc->lock_read - sc->lock_write) * ops;
+			want[1] += add;
+			dyn = add * ops; /* the timing-dependent events expected in the counted run */
 		}
-		want[1] += bm ? bm->extra_mmap_lock : 0;
+		want[1] += extra;
 		want[2] = sc->ipis * (others ? 2 + others : 1);
 		hi[0] = want[0];
 		hi[1] = want[1];

@@ -70,9 +70,12 @@ static const struct want wants[] = {
     {"populate_loop", "mm.mmap_lock", T, T, 1, 1, 0, 64 * 1048576.0},
     {"populate_loop", "mm.page_table_lock", T, 0, T, T, 0, 64 * 1048576.0},
     /* 6.8: one THP write fault per 2 MiB under the per-VMA lock, the PMD set under the PMD lock;
-     * the anon_vma trylock once per task's 10 merged regions */
-    {"populate_loop_vma", "mm.mmap_lock", T, 0.1, 1, 1, 0, 64 * 1048576.0},
-    {"populate_loop_vma", "vma.lock", T, T, 0, T, 0, 64 * 1048576.0},
+     * the anon_vma trylock once per task's 10 merged regions; mmap and the harness's madvise take
+     * mmap_lock for write, and the madvise's merge write-locks the merged VMA */
+    {"populate_loop_vma", "mm.mmap_lock", T, 0.1, 2, 2, 0, 64 * 1048576.0},
+    {"populate_loop_vma", "vma_merged.lock", T, T, 1, T + 1, 0, 64 * 1048576.0},
+    {"populate_none_nothp", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
+    {"populate_none_nothp", "vma_merged.lock", 0, 0, 1, 1, 0, 0},
     {"populate_loop_vma", "pmd_lock", T, 0, T, T, 0, 64 * 1048576.0},
     {"populate_mmap_write_locked", "mm.page_table_lock", 0, 0, T * 512, T * 512, 0, 64 * 1048576.0},
     {"populate_mmap_read_4k", "mm.mmap_lock", 0, 1, 1, 2, 0, 64 * 1048576.0},
@@ -80,19 +83,21 @@ static const struct want wants[] = {
     {"populate_mmap_thp_step", "mm.page_table_lock", 0, 0, 2 * T, 2 * T, 0, 64 * 1048576.0},
     /* 6.8: MADV_POPULATE_* under mmap_lock read, THP on: one PMD-lock round at the install (or the
      * huge zero page) and one at follow_huge_pmd per 2 MiB */
-    {"populate_madv_populate_write", "mm.mmap_lock", 0, 1, 1, 2, 0, 64 * 1048576.0},
+    {"populate_madv_populate_write", "mm.mmap_lock", 0, 1, 2, 3, 0, 64 * 1048576.0},
     {"populate_madv_populate_write", "pmd_lock", 0, 0, 2 * T, 2 * T, 0, 64 * 1048576.0},
     {"populate_madv_populate_read", "pmd_lock", 0, 0, 2 * T, 2 * T, 0, 0},
     /* 6.8, THP off: one fault per 4 KiB under the per-VMA lock, the first under mmap_lock */
-    {"populate_loop_nothp", "vma.lock", N, N, 0, N, 0, (N + N / 512) * PG},
+    {"populate_loop_nothp", "vma_merged.lock", N, N, 1, N + 1, 0, (N + N / 512) * PG},
     /* the anon_vma trylock: the first of a task's 10 merged regions only */
-    {"populate_loop_nothp", "mm.mmap_lock", N, 0.1, 1, 1, 0, (N + N / 512) * PG},
+    {"populate_loop_nothp", "mm.mmap_lock", N, 0.1, 2, 2, 0, (N + N / 512) * PG},
     {"populate_read_nothp", "pte_lock", N, 0, N, N, 0, N / 512 * PG},
     /* GUP per 4 KiB: follow_page_pte misses under the PTE lock, the fault, follow_page_pte again */
     {"populate_mmap_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, (N + N / 512) * PG},
     {"populate_madv_populate_write_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, (N + N / 512) * PG},
     {"populate_madv_populate_read_nothp", "pte_lock", 0, 0, 3 * N, 3 * N, 0, N / 512 * PG},
-    {"populate_madv_populate_read_nothp", "mm.mmap_lock", 0, 1, 1, 2, 0, N / 512 * PG},
+    {"populate_madv_populate_read_nothp", "mm.mmap_lock", 0, 1, 2, 3, 0, N / 512 * PG},
+    /* MAP_POPULATE: no madvise before it can run */
+    {"populate_mmap_nothp", "mm.mmap_lock", 0, 1, 1, 2, 0, (N + N / 512) * PG},
 };
 
 static void check(const struct want *w)
