@@ -569,14 +569,16 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 /* ---- event counts ------------------------------------------------------------------------------- */
 
 /* Differences below this many events in a whole counted run are noise: the harness's start-up,
- * context switches (tlb_flush fires on task switches that need a flush). */
+ * context switches (tlb_flush fires on task switches that need a flush).  mmap_lock: five counted
+ * runs of wis_populate --method none, 2 threads, gave 58 to 62 events where 60 are made, and a
+ * sixth 65. */
 static const struct {
 	const char *name;
 	const char *key; /* in the #counts line */
 	double noise_events;
 } counters[3] = {
     {"faults", "faults_per_op", 16},
-    {"mmap_lock", "mmap_lock_per_op", 4},
+    {"mmap_lock", "mmap_lock_per_op", 6},
     {"tlb_flush", "tlb_flushes_per_op", 128},
 };
 
@@ -830,7 +832,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 					 "not resolvable: under %.0f events in the counted run (%.0f ops), within its "
 					 "noise",
 					 counters[c].noise_events, ops);
-			else if (diff <= tol)
+			else if (diff <= tol * (1 + 1e-9)) /* 3 - 2.8 is a hair above 0.2 in binary */
 				snprintf(status, sizeof(status), "ok%s",
 					 diff > 0.05 * near ? " (within the noise)" : "");
 			else {
