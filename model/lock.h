@@ -51,6 +51,7 @@ struct lock_inst {
 	int nreaders;
 	int pending;	  /* qspinlock pending waiter; vma_lock: the writer asleep until readers drain; -1 */
 	int handoff;	  /* rwsem RWSEM_FLAG_HANDOFF */
+	int nonspinnable; /* rwsem RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
 	int wl_holder;	  /* rwsem wait_lock holder task, -1 */
 	uint64_t version; /* bumps at every change of the count word (cmpxchg failures) */
 	int64_t next_ticket, serving;

@@ -55,6 +55,14 @@ static void osq_go(struct sim *s, struct lock_inst *lk, int task, int next)
 	lk_state_of(s, next)->osq_go = 1;
 }
 
+/* A writer owns the lock: rwsem_set_owner() writes owner without flag bits, which also ends a
+ * RWSEM_NONSPINNABLE left by a writer that timed out spinning on readers. */
+static void take_write(struct lock_inst *lk, int me)
+{
+	lk->holder = me;
+	lk->nonspinnable = 0;
+}
+
 static int can_write(const struct lock_inst *lk, int me)
 {
 	return lk->holder < 0 && lk->nreaders == 0 && (!lk->handoff || lk_wq_first(lk, NULL) == me);
@@ -190,7 +198,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				lk->version++;
 				st->phase = P_OWNER;
 			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !lk->handoff) {
-				lk->holder = me;
+				take_write(lk, me);
 				lk->version++;
 				st->phase = P_OWNER;
 			} else {
@@ -230,7 +238,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				if (rd)
 					lk->nreaders++;
 				else
-					lk->holder = me;
+					take_write(lk, me);
 				lk->version++;
 				st->phase = P_TAKEN_WL;
 				break;
@@ -268,7 +276,8 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_OWNER;
 			break;
 		case P_WR_SPIN_JOIN:
-			if (!(lk->holder >= 0 ? lk_task_on_cpu(s, lk->holder) : 1) || lk->handoff) {
+			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE */
+			if (!(lk->holder >= 0 ? lk_task_on_cpu(s, lk->holder) : 1) || lk->handoff || lk->nonspinnable) {
 				st->phase = P_QUEUE;
 				break;
 			}
@@ -309,6 +318,9 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				sim_time_t limit = st->spin_since + (20 + r) * 1000000LL / 2;
 
 				if (lk_now(s) >= limit) {
+					/* rwsem_set_nonspinnable: writers stop spinning on this reader phase;
+					 * readers keep the bit in owner until a writer owns the lock */
+					lk->nonspinnable = 1;
 					st->phase = P_WR_LEAVE_QUEUE;
 					break;
 				}
@@ -329,7 +341,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			if (!lk_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			if (lk->holder < 0 && !lk->nreaders && !lk->handoff) {
-				lk->holder = me;
+				take_write(lk, me);
 				lk->version++;
 				st->phase = P_WR_LEAVE_GOT;
 			} else {
@@ -355,7 +367,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 					lk_count_stat(s, lk, LKS_HANDOFF);
 				}
 				wq_remove(lk, me);
-				lk->holder = me;
+				take_write(lk, me);
 				lk->version++;
 				st->phase = P_WR_RETRY_GOT;
 				break;
@@ -444,6 +456,8 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 		case P_WAKE_WL: /* rwsem_wake */
 			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
+			if (st->what != LK_DOWNGRADE)
+				lk->nonspinnable = 0; /* the last one out: clear_nonspinnable() */
 			mark_wake(s, t, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
 			break;
