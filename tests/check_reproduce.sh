@@ -17,7 +17,7 @@ m=$(printf '%s\n' "$out" | grep -c '^madv_populate_seed003,')
 [ "$n" = "$m" ] || { echo "FAIL: seed 003 has $n published numbers, the output $m rows"; fail=1; }
 printf '%s\n' "$out" | awk -F, '
 	function pred(id) { return p[id] + 0 }
-	$1 == "seed_measurements" { p[$2] = $8 }
+	$1 == "seed_measurements" { p[$2] = $8; meas[$2] = $7 }
 	$1 == "seed003_ratio" { r[$2] = $9; role[$2] = $10 }
 	$1 == "sensitivity" { sens[$3]++ }
 	function bar(name, v, lo, hi) {
@@ -30,6 +30,9 @@ printf '%s\n' "$out" | awk -F, '
 		bar("seed 004 write_locked/loop (3.6.11)", pred("pop-3.6.11-mmap") / loop, 1.16, 2.47)
 		bar("seed 004 read_4k/loop (3.7.1 + series)", pred("pop-3.7.1series-mmap") / loop, 0.95, 1.40)
 		bar("seed 004 none/loop", pred("pop-3.6.11-none") / loop, 0, 0.01)
+		bar("seed 001 page_fault4 vma_lock/mmap_lock gain %", (pred("pf4-after") / pred("pf4-before") - 1) * 100, 5, 25)
+		bar("seed 001 before, predicted/published", pred("pf4-before") / meas["pf4-before"], 0.5, 2)
+		bar("seed 001 after, predicted/published", pred("pf4-after") / meas["pf4-after"], 0.5, 2)
 		bar("seed 003 Read/POPULATE_READ 128 MiB error %", r["128/Read/POPULATE_READ"], -20, 20)
 		bar("seed 003 Write/POPULATE_WRITE 128 MiB error %", r["128/Write/POPULATE_WRITE"], -20, 20)
 		bar("seed 003 Write/POPULATE_WRITE 4096 MiB error %", r["4096/Write/POPULATE_WRITE"], -20, 20)
