@@ -51,6 +51,7 @@ quick)
       else if ($1 ~ /^freq_/) { lo = 0.1; hi = 10 }
       else if ($1 == "syscall") { lo = 20; hi = 20000 }
       else if ($1 == "futex_wakeup") { lo = 100; hi = 10000000 }
+      else if ($1 == "fault_around_page") { lo = 1; hi = 100000 }
       else if ($1 ~ /^fault_/) { lo = 100; hi = 100000 }
       else if ($1 ~ /^munmap_/) { lo = 1; hi = 100000 }
       else if ($1 == "zero_4k") { lo = 10; hi = 100000 }
