@@ -1044,3 +1044,13 @@ void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
 		}
 	}
 }
+
+double program_rarest_visits(const struct program *pr)
+{
+	double rarest = 1;
+
+	for (int pc = 0; pc < pr->n; pc++)
+		if (pr->visits[pc] > 0 && pr->visits[pc] < rarest)
+			rarest = pr->visits[pc];
+	return rarest;
+}

@@ -157,5 +157,8 @@ struct op_counts {
 };
 
 void op_counts(const struct program *pr, const char *lock, struct op_counts *c);
+/* Visits per op of the program's rarest step that runs at all (1 when every step runs each op):
+ * an munmap every 32768 faults gives 1/32768. */
+double program_rarest_visits(const struct program *pr);
 
 #endif

@@ -1165,7 +1165,7 @@ static int setup(struct sim *s)
 		t->pf_line = -1;
 		t->spin_line = -1;
 		t->fb_obj = -1;
-		/* an awake sibling hardware thread stretches the work (smt_stretch) */
+		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
 		t->ps_per_cycle = 1000.0 / ghz;
 		t->sibling = -1;
 		if (core_used[core] > 1)
@@ -1457,14 +1457,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		goto out;
 	}
 	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.ntasks;
-	{
-		double rarest = 1;
-
-		for (int pc = 0; pc < s.prog->n; pc++)
-			if (s.prog->visits[pc] > 0 && s.prog->visits[pc] < rarest)
-				rarest = s.prog->visits[pc];
-		need_ops = (uint64_t)ceil(s.ntasks / rarest);
-	}
+	need_ops = (uint64_t)ceil(s.ntasks / program_rarest_visits(s.prog));
 	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.ntasks;
 
 	/* every task starts at time 0, as after will-it-scale's start gate; when measuring

@@ -673,12 +673,9 @@ static int simulated_lock_events(const struct validate_req *req, const struct co
 {
 	struct machine mc;
 	struct sim_result *res;
-	double rarest = 1;
+	double rarest = program_rarest_visits(&m->prog);
 	int rc;
 
-	for (int pc = 0; pc < m->prog.n; pc++)
-		if (m->prog.visits[pc] > 0 && m->prog.visits[pc] < rarest)
-			rarest = m->prog.visits[pc];
 	if ((rc = machine_load(&mc, req->machine ? req->machine : "local", 0, err)))
 		return rc;
 	if (tasks > mc.topo.ncpus) {
