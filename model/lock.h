@@ -119,7 +119,9 @@ sim_time_t lk_pause_ps(const struct sim *s);
 int lk_node_line(const struct sim *s, int task);
 void lk_count_stat(struct sim *s, struct lock_inst *lk, int what); /* LKS_* */
 
-enum { LKS_SLEEP = 0, LKS_WAKE, LKS_HANDOFF, LKS_SPIN };
+/* LKS_WAKE counts every task woken; LKS_READ_WAKE each reader granted the lock and woken, LKS_READ_BATCH
+ * the first of one wake_up_q() of readers */
+enum { LKS_SLEEP = 0, LKS_WAKE, LKS_READ_WAKE, LKS_READ_BATCH, LKS_HANDOFF, LKS_SPIN };
 
 /* Wait-queue helpers (FIFO ring of capacity ntasks). */
 void lk_wq_push(struct lock_inst *lk, int task, int mode);

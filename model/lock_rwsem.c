@@ -88,6 +88,9 @@ static void grant_read(struct sim *s, struct sim_task *t, struct lock_inst *lk, 
 	lk->version++;
 	lk_state_of(s, r)->granted = 1;
 	lk_count_stat(s, lk, LKS_WAKE);
+	lk_count_stat(s, lk, LKS_READ_WAKE);
+	if (n == 0)
+		lk_count_stat(s, lk, LKS_READ_BATCH);
 	lk_wake_nth(s, t, r, n);
 }
 

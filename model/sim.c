@@ -553,6 +553,12 @@ void lk_count_stat(struct sim *s, struct lock_inst *lk, int what)
 	case LKS_WAKE:
 		st->wakeups++;
 		break;
+	case LKS_READ_WAKE:
+		st->read_wakeups++;
+		break;
+	case LKS_READ_BATCH:
+		st->read_batches++;
+		break;
 	case LKS_HANDOFF:
 		st->handoffs++;
 		break;

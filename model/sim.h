@@ -45,7 +45,8 @@ struct sim_lock_stats {
 	 * trylock begun, downgrades not, and once more for a trylock that failed and blocked */
 	uint64_t starts, try_failed;
 	uint64_t sleeps, wakeups, handoffs, spins;
-	uint64_t violations; /* mutual exclusion broken: must stay 0 */
+	uint64_t read_wakeups, read_batches; /* readers woken, in that many wake_up_q()s */
+	uint64_t violations;		     /* mutual exclusion broken: must stay 0 */
 	int max_readers;
 	int ninst;	    /* instances of this lock (one per mm, per node, per page-table page...) */
 	double held_ps;	    /* in the window: held exclusively (spinlock, writer), summed over instances */

@@ -175,6 +175,31 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 			lim.util = util;
 			snprintf(lim.what, sizeof(lim.what), "lock %s (held %.0f%% of the time)", ls->name, 100 * util);
 		}
+		if (ls->read_batches) {
+			/* the reader batches of rwsem_mark_wake: how many readers run together after a writer */
+			double per = (double)ls->read_wakeups / (double)ls->read_batches;
+
+			if (csv)
+				fprintf(f, "readers_woken,%s,%.4g,%llu,,\n", ls->name, per,
+					(unsigned long long)ls->read_batches);
+			else
+				fprintf(
+				    f,
+				    "  %-27s %-9s readers woken %.3g at a time (%llu wake-ups of readers in the run)\n",
+				    "", "", per, (unsigned long long)ls->read_batches);
+		}
+		/* a sleeping lock can limit while seldom held exclusively: readers and writers taking
+		 * turns (a convoy) leave the tasks asleep instead */
+		snprintf(buf, sizeof(buf), "lock %s", ls->name);
+		for (int i = 0; i < no; i++) {
+			double asleep = all_total > 0 ? ob[i].off_ps / all_total : 0;
+
+			if (strcmp(ob[i].name, buf) || asleep <= lim.util)
+				continue;
+			lim.util = asleep;
+			snprintf(lim.what, sizeof(lim.what),
+				 "lock %s (tasks asleep waiting for it %.0f%% of their time)", ls->name, 100 * asleep);
+		}
 	}
 	for (int l = 0; l < res->nlines; l++) {
 		const struct sim_line_stats *ls = &res->lines[l];

@@ -175,9 +175,42 @@ static void rwsem_writers_sleep_and_idle_counts_it(void **state)
 	t_run(&c, &r);
 	assert_true(r.locks[0].sleeps > 0);
 	assert_true(r.locks[0].wakeups > 0);
+	assert_int_equal(r.locks[0].read_batches, 0); /* writers only: no reader is ever woken */
+	assert_int_equal(r.locks[0].read_wakeups, 0);
 	assert_true(r.idle_pct > 10);
 	/* one writer at a time: at most 1 / (hold) operations a second */
 	assert_true(r.ops_per_s <= 1e9 / 2000.0 * 1.001);
+	t_world_free(&w);
+}
+
+/*
+ * 3.x reader batches, by hand: 8 tasks write-lock, then read-lock, once each.  Task 0 writes
+ * first; the 7 others queue as writers.  3.x hands the lock from writer to writer (no spinning,
+ * no stealing), and each writer, once done, queues its read behind the writers still waiting.
+ * When the last writer releases, the queue holds the other 7 readers and nothing else: one
+ * wake-up of 7 readers; the last writer's own read takes the fast path behind them.
+ */
+static void rwsem_3x_wakes_the_queued_readers_in_one_batch(void **state)
+{
+	char hw[1024], k[512];
+	struct tworld w;
+	struct sim_result r;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
+	t_kernel_text(k, sizeof(k), "qspinlock", "3.x");
+	t_world(&w, "pack:1 numa:1 core:8 pu:1", hw, k,
+		"scenario wr\nop \"write, then read\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+		"begin\n  f lock L write\n  f compute 10000ns\n  f unlock L write\n  f lock L read\n"
+		"  f compute 10000ns\n  f unlock L read\n");
+	struct sim_config c = t_cfg(&w, 8);
+
+	c.ops_per_task = 1;
+	t_run(&c, &r);
+	assert_int_equal(r.locks[0].acquires[0], 8);
+	assert_int_equal(r.locks[0].acquires[1], 8);
+	assert_int_equal(r.locks[0].read_batches, 1);
+	assert_int_equal(r.locks[0].read_wakeups, 7);
+	assert_int_equal(r.locks[0].wakeups, 7 + 7); /* and each of the 7 queued writers, one by one */
 	t_world_free(&w);
 }
 
@@ -189,6 +222,7 @@ int main(void)
 	    cmocka_unit_test(spinlock_matches_machine_repairman),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
+	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
