@@ -1421,7 +1421,8 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
 	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0, need_ops;
-	int rc, measuring = 0, complete = 0;
+	int rc, measuring = 0, complete = 0, rare_pc = -1;
+	double rarest;
 
 	memset(&s, 0, sizeof(s));
 	memset(res, 0, sizeof(*res));
@@ -1462,8 +1463,15 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
+	rarest = program_rarest_visits(s.prog);
 	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.ntasks;
-	need_ops = (uint64_t)ceil(s.ntasks / program_rarest_visits(s.prog));
+	need_ops = (uint64_t)ceil(s.ntasks / rarest);
+	/* a step rarer than once an operation (an munmap every 32768 faults): the warm-up and the
+	 * window each last until it has been visited once per task, so that a convoy it causes has
+	 * formed before the window and is seen whole in it */
+	for (int pc = 0; pc < s.prog->n && rarest < 1 && rare_pc < 0; pc++)
+		if (s.prog->visits[pc] == rarest)
+			rare_pc = pc;
 	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.ntasks;
 
 	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
@@ -1483,8 +1491,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			continue;
 		}
 		/* warm-up: a number of events; tasks started at random points of their
-		 * operation (skip_ahead) are near their steady state from the start */
-		if (!measuring && s.eng.delivered >= warm) {
+		 * operation (skip_ahead) are near their steady state from the start, except
+		 * for what the rare step builds up (above) */
+		if (!measuring && s.eng.delivered >= warm &&
+		    (rare_pc < 0 || s.step_n_all[rare_pc] >= s.ntasks || s.eng.delivered >= 50 * warm)) {
 			measuring = 1;
 			t0 = s.eng.now;
 			e0 = s.eng.delivered;
@@ -1503,12 +1513,14 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		} else if (measuring && s.eng.now > t0) {
 			/* events, or the private steps interpreted between them, whichever
 			 * is the work: a scenario of private steps makes few events.  The
-			 * window also spans one visit per task of the rarest step on
-			 * average (an munmap every 32768 faults), up to 50 times the work
-			 * asked for. */
+			 * window also spans one visit per task of the rarest step (an
+			 * munmap every 32768 faults), counted: the operations done run
+			 * ahead of it while a convoy forms; up to 50 times the work asked
+			 * for. */
 			uint64_t work = s.eng.delivered - e0 + (s.visits - v0) / 16;
+			int seen = rare_pc >= 0 ? s.step_n[rare_pc] >= s.ntasks : s.ops_done - o0 >= need_ops;
 
-			if (work >= meas && (s.ops_done - o0 >= need_ops || work >= 50 * meas)) {
+			if (work >= meas && (seen || work >= 50 * meas)) {
 				complete = 1;
 				break;
 			}
