@@ -3,7 +3,8 @@
  * rw_semaphore (kernel/locking/rwsem.c), with the behaviour of each era:
  *   3.x  - xadd on count, no owner field, no optimistic spinning; waiters
  *          sleep in FIFO order (lib/rwsem.c).
- *   5.11 - count + owner; reader fast path writes owner; writers spin
+ *   5.11 - count + owner; a reader that gets the lock reads owner (keeping
+ *          RWSEM_NONSPINNABLE) and writes it; writers spin
  *          optimistically (osq) while the owner runs; readers spin too
  *          (reader spinning existed 5.3-5.11); handoff after a 4 ms wait.
  *   6.x  - as 5.11 without reader spinning.
@@ -157,6 +158,7 @@ static int osq_leave(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 enum {
 	P_START = 0,
 	P_OWNER,       /* store owner, then done */
+	P_RD_OWNER,    /* rwsem_set_reader_owned: read owner (its NONSPINNABLE bit), then P_OWNER */
 	P_RD_SLOW,     /* rwsem_down_read_slowpath */
 	P_RD_SPIN,     /* 5.11 reader optimistic spin */
 	P_QUEUE,       /* take wait_lock and queue */
@@ -199,7 +201,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			if (rd && lk->holder < 0 && !lk->wq_len && !lk->handoff) {
 				lk->nreaders++;
 				lk->version++;
-				st->phase = P_OWNER;
+				st->phase = P_RD_OWNER;
 			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !lk->handoff) {
 				take_write(lk, me);
 				lk->version++;
@@ -209,6 +211,11 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = rd ? P_RD_SLOW : lk->era >= 5 ? P_WR_SPIN_JOIN : P_QUEUE;
 			}
 			break;
+		case P_RD_OWNER:
+			if (lk->era >= 5 && !lk_access(s, t, own, COH_LOAD))
+				return LK_WAIT;
+			st->phase = P_OWNER;
+			break;
 		case P_OWNER: /* rwsem_set_owner / rwsem_set_reader_owned (no owner field in 3.x) */
 			if (lk->era >= 5 && !lk_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
@@ -217,7 +224,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			if (lk->era >= 5 && lk->holder < 0 && !lk->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
 				lk->nreaders++; /* reader lock stealing */
 				lk->version++;
-				st->phase = P_OWNER;
+				st->phase = P_RD_OWNER;
 			} else if (lk->era == 5 && lk->holder >= 0 && lk_task_on_cpu(s, lk->holder)) {
 				st->phase = P_RD_SPIN;
 			} else {
@@ -276,7 +283,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 		case P_TAKEN_WL:
 			if (!lk_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = P_OWNER;
+			st->phase = rd ? P_RD_OWNER : P_OWNER;
 			break;
 		case P_WR_SPIN_JOIN:
 			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE */
@@ -408,7 +415,7 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			if (lk->version == st->seen) {
 				lk->nreaders++;
 				lk->version++;
-				st->phase = P_OWNER;
+				st->phase = P_RD_OWNER;
 				break;
 			}
 			/* the cmpxchg failed: it returned the new count, check it again */
