@@ -222,6 +222,7 @@ struct ca_worker {
 	int rounds;
 	uint64_t ops[64];
 	uint64_t ns[64];
+	uint64_t handoffs[64]; /* fetch_adds that found another CPU's add since this CPU's last */
 };
 
 #define CA_MAX_ROUNDS 64
@@ -232,19 +233,26 @@ static void *ca_run(void *arg)
 	struct ca_shared *sh = w->sh;
 
 	for (int r = 0; r < w->rounds; r++) {
-		uint64_t ops = 0, t0, t1;
+		uint64_t ops = 0, t0, t1, handoffs = 0;
+		unsigned long last = ~0UL;
 
 		while (atomic_load_explicit(&sh->go, memory_order_acquire) <= r)
 			ms_relax();
 		t0 = ms_now_ns();
 		while (atomic_load_explicit(&sh->halt, memory_order_relaxed) <= r) {
-			for (int i = 0; i < 32; i++)
-				atomic_fetch_add_explicit(&sh->counter, 1, memory_order_relaxed);
+			for (int i = 0; i < 32; i++) {
+				unsigned long v = atomic_fetch_add_explicit(&sh->counter, 1, memory_order_relaxed);
+
+				/* the line came from another CPU since this CPU's last add */
+				handoffs += v != last + 1;
+				last = v;
+			}
 			ops += 32;
 		}
 		t1 = ms_now_ns();
 		w->ops[r] = ops;
 		w->ns[r] = t1 - t0;
+		w->handoffs[r] = handoffs;
 		atomic_fetch_add(&sh->done, 1);
 	}
 	return NULL;
@@ -257,7 +265,7 @@ static int ca_contended(struct ms_ctx *c)
 	struct ca_shared *sh = aligned_alloc(MS_LINE, sizeof(*sh));
 	struct ca_worker *w = calloc((size_t)n, sizeof(*w));
 	struct ms_thread *th = calloc((size_t)n, sizeof(*th));
-	double per_thread[CA_MAX_ROUNDS], total[CA_MAX_ROUNDS];
+	double per_thread[CA_MAX_ROUNDS], total[CA_MAX_ROUNDS], handoff[CA_MAX_ROUNDS];
 	uint64_t sum = 0;
 
 	if (!sh || !w || !th) {
@@ -290,7 +298,7 @@ out:
 		ms_join(&th[i]);
 	if (!rc) {
 		for (int r = 0; r < rounds; r++) {
-			double mean_ns = 0, ops_per_ns = 0;
+			double mean_ns = 0, ops_per_ns = 0, wall = 0, moves = 0;
 
 			for (int i = 0; i < n; i++) {
 				double ns = ms_per_op(c, 0, w[i].ns[r], 1);
@@ -298,9 +306,13 @@ out:
 				mean_ns += w[i].ops[r] ? ns / (double)w[i].ops[r] : ns;
 				ops_per_ns += ns > 0 ? (double)w[i].ops[r] / ns : 0;
 				sum += w[i].ops[r];
+				wall += ns / n;
+				moves += (double)w[i].handoffs[r];
 			}
 			per_thread[r] = mean_ns / n;
 			total[r] = ops_per_ns * 1e3;
+			/* the line moves one CPU at a time: the round's time over its moves */
+			handoff[r] = moves > 0 ? wall / moves : wall;
 		}
 		/* invariant: the shared counter saw exactly the operations the threads counted */
 		if (sum != atomic_load(&sh->counter))
@@ -311,7 +323,11 @@ out:
 			    "per op per thread (mean over threads) per round",
 			    n, round_len.tv_nsec / 1000000L) ||
 		    !ms_add(c, "atomic_contended_total", "Mop/s", total, rounds,
-			    "same rounds as atomic_contended; total operations per second of all %d threads", n)))
+			    "same rounds as atomic_contended; total operations per second of all %d threads", n) ||
+		    !ms_add(c, "atomic_handoff", "ns", handoff, rounds,
+			    "same rounds as atomic_contended; the round's time over the times the line moved (an add "
+			    "that did not follow this CPU's own last add): what one hand-off costs when the next "
+			    "request is already waiting, to hold against line_atomic_* (an isolated transfer)")))
 		rc = -ENOSPC;
 	free(th);
 	free(w);

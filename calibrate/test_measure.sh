@@ -47,6 +47,7 @@ quick)
       else if ($1 == "atomic_uncontended" || $1 == "plain_rmw") { lo = 0.1; hi = 1000 }
       else if ($1 == "atomic_contended") { lo = 0.1; hi = 100000 }
       else if ($1 == "atomic_contended_total") { lo = 0.01; hi = 100000 }
+      else if ($1 == "atomic_handoff") { lo = 0.1; hi = 100000 }
       else if ($1 == "pause") { lo = 0.1; hi = 10000 }
       else if ($1 ~ /^freq_/) { lo = 0.1; hi = 10 }
       else if ($1 == "syscall") { lo = 20; hi = 20000 }
@@ -63,7 +64,7 @@ quick)
     }
     END {
       n = split("timer line_load_self line_store_self line_atomic_self atomic_uncontended plain_rmw " \
-                "atomic_contended atomic_contended_total freq_1 freq_all syscall futex_wakeup fault_read " \
+                "atomic_contended atomic_contended_total atomic_handoff freq_1 freq_all syscall futex_wakeup fault_read " \
                 "fault_write munmap_anon_pte zero_4k zero_2m memory_latency bw_task bw_all", want, " ")
       for (i = 1; i <= n; i++) if (!(want[i] in seen)) { print "FAIL: no row for " want[i]; failed = 1 }
       exit failed
