@@ -336,11 +336,11 @@ mmsim_cli(compare_needs_measured fail
 mmsim_cli(explain_page_fault4 ok
   PATTERNS "^explain: page_fault4_mmap_lock on icelake-48c" "lock_mm_and_find_vma" "lock mm\\.mmap_lock" "^limiter: "
   ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 8)
-# a convoy limits while the lock is seldom held exclusively: 3.9's FIFO rwsem at 128 threads of
-# MAP_POPULATE (the limiter names the sleep, and the reader batches show)
+# a convoy limits while the lock is seldom held exclusively: seed 001's munmaps (the limiter
+# names the sleep, and the reader batches of each downgrade show)
 mmsim_cli(explain_convoy ok
   PATTERNS "readers woken [0-9.]+ at a time" "^limiter: lock mm\\.mmap_lock \\(tasks asleep waiting for it"
-  ARGS explain --machine amd-2s-128c --scenario populate_mmap_thp_step --tasks 128 --ops-per-task 10)
+  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96)
 mmsim_cli(explain_two_points fail
   PATTERNS "explain: one variant at one task count"
   ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 4,8)
