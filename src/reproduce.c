@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mmsim reproduce seeds: every number published in the seed documents
- * (data/reference/seed_measurements.csv and madv_populate_seed003.csv,
- * embedded at build time) beside mmsim's prediction and its error, each
+ * (data/reference/seed_measurements.csv, seed001_profile.csv and
+ * madv_populate_seed003.csv, embedded at build time) beside mmsim's
+ * prediction and its error, each
  * marked as fitted or predicted, then the 0.5x/2x sensitivity of every
  * unmeasured number each prediction rests on (about a minute on 2 CPUs).
  *
@@ -88,6 +89,42 @@ static const struct {
     {"pop-3.7.1series-mmap", P_READ4K, 0, ""},
 };
 
+/*
+ * Seed 001's perf call graphs (data/reference/seed001_profile.csv) against explain's on-CPU time:
+ * each published function (or sum of them, '+') and the step functions of scenarios/page_fault.scn
+ * that stand for it, with their children.
+ */
+#define S1_HANDLE_MM_FAULT                                                                                   \
+	"handle_mm_fault do_fault_around filemap_map_pages __lruvec_stat_mod_folio pmd_install __pte_alloc " \
+	"clear_page_erms percpu_counter_add_batch __mod_node_page_state"
+#define S1_MMAP_LOCK "lock_mm_and_find_vma do_user_addr_fault find_vma"
+#define S1_FAULT S1_MMAP_LOCK " lock_vma_under_rcu vma_start_read vma_end_read " S1_HANDLE_MM_FAULT
+
+static const struct {
+	const char *kernel, *published; /* the CSV's kernel column, and its functions summed */
+	int point;
+	const char *steps; /* our step functions, space-separated */
+	const char *note;
+} s1_rows[] = {
+    {"before", "do_user_addr_fault", P_PF4_BEFORE, S1_FAULT, "with its children"},
+    {"before", "down_read_trylock+down_read+up_read+find_vma", P_PF4_BEFORE, S1_MMAP_LOCK,
+     "mmap_lock's share (the bar: 25-60%)"},
+    {"before", "down_read_trylock+down_read", P_PF4_BEFORE, "lock_mm_and_find_vma",
+     "one step here: the trylock, and down_read when it fails"},
+    {"before", "up_read", P_PF4_BEFORE, "do_user_addr_fault", "with the prefetchw, which does not block"},
+    {"before", "find_vma", P_PF4_BEFORE, "find_vma",
+     "the seed's is mostly a load of the count line (CONFIG_DEBUG_VM); ours is the walk"},
+    {"before", "handle_mm_fault", P_PF4_BEFORE, S1_HANDLE_MM_FAULT, "with its children"},
+    {"after", "do_user_addr_fault", P_PF4_AFTER, S1_FAULT, "with its children"},
+    {"after", "handle_mm_fault", P_PF4_AFTER, S1_HANDLE_MM_FAULT, "with its children"},
+    {"after", "lock_vma_under_rcu", P_PF4_AFTER, "lock_vma_under_rcu vma_start_read", ""},
+    {"after", "down_read", P_PF4_AFTER, S1_MMAP_LOCK,
+     "mmap_lock's share (the bar: under 5%); no fault falls back here"},
+};
+
+#define S1_NROWS (int)(sizeof(s1_rows) / sizeof(s1_rows[0]))
+_Static_assert(sizeof(s1_rows) / sizeof(s1_rows[0]) <= 16, "struct job's s1[] holds 16 rows");
+
 /* seed 003's methods on MAP_PRIVATE anonymous memory */
 static const struct {
 	const char *method;
@@ -113,6 +150,7 @@ struct job {
 	int point;
 	struct change ch; /* factor 0: none */
 	double value;	  /* ops/s, makespan s, or seconds per page (seed 003) */
+	double s1[16];	  /* seed 001's point: on-CPU % of each of s1_rows[] */
 	int rc;
 	struct mm_error err;
 };
@@ -135,10 +173,45 @@ static void set_num(struct prof_entry *e, double v)
 	snprintf(e->value, sizeof(e->value), "%.17g", v);
 }
 
-/* Simulate one point with an optional change and seed 003's fitted entry cost (e_fit > 0). */
-static int simulate(const struct point *pt, const struct change *ch, double e_fit, const struct reproduce_opts *o,
-		    double *value, struct mm_error *err)
+/* Does the space-separated list @names hold @name? */
+static int in_list(const char *names, const char *name)
 {
+	size_t n = strlen(name);
+
+	for (const char *p = names; (p = strstr(p, name)); p += n)
+		if ((p == names || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* On-CPU % (as explain counts it) of each of s1_rows[]'s step lists that belongs to @point. */
+static void s1_shares(int point, const struct program *pr, const struct sim_step_stats *st, double *out)
+{
+	double total = 0;
+
+	for (int pc = 0; pc < pr->n; pc++)
+		total += st[pc].task_ps - (st[pc].sleep_ps < st[pc].task_ps ? st[pc].sleep_ps : st[pc].task_ps);
+	for (int r = 0; r < S1_NROWS; r++) {
+		double on = 0;
+
+		if (s1_rows[r].point != point)
+			continue;
+		for (int pc = 0; pc < pr->n; pc++)
+			if (pr->insn[pc].fn >= 0 && in_list(s1_rows[r].steps, pr->sc->fn[pr->insn[pc].fn]))
+				on += st[pc].task_ps -
+				      (st[pc].sleep_ps < st[pc].task_ps ? st[pc].sleep_ps : st[pc].task_ps);
+		out[r] = total > 0 ? 100.0 * on / total : 0;
+	}
+}
+
+/*
+ * Simulate one point with an optional change and seed 003's fitted entry cost (e_fit > 0); with
+ * @s1, also seed 001's profile rows of that point.
+ */
+static int simulate(const struct point *pt, const struct change *ch, double e_fit, const struct reproduce_opts *o,
+		    double *value, double *s1, struct mm_error *err)
+{
+	struct sim_step_stats *steps = NULL;
 	struct machine m;
 	struct profile kp;
 	struct kernel_profile k;
@@ -188,7 +261,11 @@ static int simulate(const struct point *pt, const struct change *ch, double e_fi
 				  .seed = o->seed,
 				  .ops_per_task = sc.work,
 				  .measure_events = (uint64_t)o->events};
-	if (!(rc = sim_run(&cfg, &res, err))) {
+	if (s1 && !(cfg.steps = steps = calloc((size_t)prog.n + 1, sizeof(*steps))))
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+	if (!rc && !(rc = sim_run(&cfg, &res, err))) {
+		if (s1)
+			s1_shares((int)(pt - points), &prog, steps, s1);
 		if (pt->seed003) {
 			if (kernel_batch(&k, "pages_per_populate", &pages) || pages <= 0 || sc.work <= 0)
 				rc = mm_fail(err, MM_EINVAL, "%s: seed 003 needs fixed work and pages_per_populate",
@@ -199,6 +276,7 @@ static int simulate(const struct point *pt, const struct change *ch, double e_fi
 			*value = sc.work > 0 ? res.makespan_s : res.ops_per_s;
 		}
 	}
+	free(steps);
 	program_free(&prog);
 out_s:
 	scenario_free(&sc);
@@ -219,12 +297,12 @@ static int fit_entry(const struct reproduce_opts *o, double target, double *e_fi
 	double lo = 1, hi = 20000, pr, rd;
 	int rc;
 
-	if ((rc = simulate(&points[P_S3_POP_READ], NULL, 0, o, &pr, err)))
+	if ((rc = simulate(&points[P_S3_POP_READ], NULL, 0, o, &pr, NULL, err)))
 		return rc;
 	for (int it = 0; it < 40 && hi - lo > 0.5; it++) {
 		double mid = 0.5 * (lo + hi);
 
-		if ((rc = simulate(&points[P_S3_READ], NULL, mid, o, &rd, err)))
+		if ((rc = simulate(&points[P_S3_READ], NULL, mid, o, &rd, NULL, err)))
 			return rc;
 		if (rd / pr < target)
 			lo = mid;
@@ -232,7 +310,7 @@ static int fit_entry(const struct reproduce_opts *o, double target, double *e_fi
 			hi = mid;
 	}
 	*e_fit = 0.5 * (lo + hi);
-	if ((rc = simulate(&points[P_S3_READ], NULL, *e_fit, o, &rd, err)))
+	if ((rc = simulate(&points[P_S3_READ], NULL, *e_fit, o, &rd, NULL, err)))
 		return rc;
 	*ratio = rd / pr;
 	if (*e_fit > 19999 || *e_fit < 2)
@@ -469,6 +547,27 @@ static void print_sensitivity(const struct job *jobs, int njobs, const double *b
 	}
 }
 
+/* seed001_profile.csv: the published % of @kernel's functions in @names ('+'-separated), summed;
+ * NaN when one is missing. */
+static double s1_published(const char *text, const char *kernel, const char *names)
+{
+	char line[256], *f[4];
+	double sum = 0;
+
+	for (const char *name = names; *name;) {
+		size_t len = strcspn(name, "+");
+		double v = NAN;
+
+		for (const char *cur = text; next_line(&cur, line, sizeof(line));)
+			if (line[0] != '#' && csv_split(line, f, 4) == 3 && !strcmp(f[0], kernel) &&
+			    strlen(f[1]) == len && !strncmp(f[1], name, len))
+				v = strtod(f[2], NULL);
+		sum += v;
+		name += len + (name[len] == '+');
+	}
+	return sum;
+}
+
 static const char *role_name(int fitted)
 {
 	return fitted ? "fitted" : "predicted";
@@ -477,7 +576,7 @@ static const char *role_name(int fitted)
 int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 {
 	double base[NPOINTS], e_fit = 0, fit_ratio = 0, s3_target;
-	char *seeds = NULL, *s3 = NULL;
+	char *seeds = NULL, *s3 = NULL, *s1 = NULL;
 	struct job *jobs = NULL;
 	int njobs = 0, cap = 4096, rc = 0, csv = o->csv;
 
@@ -485,7 +584,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 	char line[512], *f[8], last_group[160] = "";
 
 	if (!(seeds = reference_lines("seed_measurements", err)) ||
-	    !(s3 = reference_lines("madv_populate_seed003", err))) {
+	    !(s3 = reference_lines("madv_populate_seed003", err)) || !(s1 = reference_lines("seed001_profile", err))) {
 		rc = err->code ? err->code : MM_ENOENT;
 		goto out;
 	}
@@ -527,7 +626,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 #pragma omp parallel for schedule(dynamic, 1)
 	for (int j = 0; j < njobs; j++) {
 		jobs[j].rc = simulate(&points[jobs[j].point], jobs[j].ch.factor > 0 ? &jobs[j].ch : NULL, e_fit, o,
-				      &jobs[j].value, &jobs[j].err);
+				      &jobs[j].value, j < NPOINTS ? jobs[j].s1 : NULL, &jobs[j].err);
 #pragma omp critical(mmsim_reproduce_progress)
 		{
 			done++;
@@ -572,6 +671,31 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 			printf("  %-22s %-27s %-15s %5d %12.6g %12.6g %+8.1f  %-9s %s%s%s\n", seed_rows[i].id,
 			       pt->variant, pt->machine, pt->tasks, meas, pred, e, role_name(seed_rows[i].fitted), unit,
 			       seed_rows[i].note[0] ? "; " : "", seed_rows[i].note);
+	}
+
+	/* seed001_profile.csv */
+	if (!csv)
+		printf("\nseed 001's perf profile (data/reference/seed001_profile.csv): %% of on-CPU time, published "
+		       "(perf's\n  do_user_addr_fault and its children, 96 threads assumed) and explain's (the steps "
+		       "that stand for it)\n  %-7s %-45s %9s %9s  %-10s %s\n",
+		       "kernel", "function", "published", "predicted", "role", "note");
+	for (int r = 0; r < S1_NROWS; r++) {
+		const struct point *pt = &points[s1_rows[r].point];
+		double meas = s1_published(s1, s1_rows[r].kernel, s1_rows[r].published),
+		       pred = jobs[s1_rows[r].point].s1[r];
+
+		if (isnan(meas)) {
+			rc = mm_fail(err, MM_EPARSE, "data/reference/seed001_profile.csv: no %s row for each of '%s'",
+				     s1_rows[r].kernel, s1_rows[r].published);
+			goto out;
+		}
+		if (csv)
+			printf("seed001_profile,%s/%s,%s,%s,%d,pct_on_cpu,%.6g,%.6g,%.1f,predicted,\"%s\"\n",
+			       s1_rows[r].kernel, s1_rows[r].published, pt->variant, pt->machine, pt->tasks, meas, pred,
+			       100.0 * (pred - meas) / meas, s1_rows[r].note);
+		else
+			printf("  %-7s %-45s %9.2f %9.2f  %-10s %s\n", s1_rows[r].kernel, s1_rows[r].published, meas,
+			       pred, "predicted", s1_rows[r].note);
 	}
 
 	/* madv_populate_seed003.csv */
@@ -668,5 +792,6 @@ out:
 	free(jobs);
 	free(seeds);
 	free(s3);
+	free(s1);
 	return rc;
 }
