@@ -67,6 +67,12 @@ struct sim_step_stats {
 	double visits;
 };
 
+/* A step's task-time on a CPU (as perf sees it): what was not asleep. */
+static inline double sim_step_on_ps(const struct sim_step_stats *st)
+{
+	return st->task_ps - (st->sleep_ps < st->task_ps ? st->sleep_ps : st->task_ps);
+}
+
 struct sim_result {
 	int ntasks;
 	double ops;	  /* operations completed in the window (fractional) */

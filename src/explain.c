@@ -103,7 +103,7 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 	for (int pc = 0; pc < n; pc++) {
 		const struct prog_insn *in = &pr->insn[pc];
 		const struct sim_step_stats *st = &x->steps[pc];
-		double off = st->sleep_ps < st->task_ps ? st->sleep_ps : st->task_ps, on = st->task_ps - off;
+		double on = sim_step_on_ps(st), off = st->task_ps - on;
 		int i;
 
 		if (in->fn < 0)

@@ -190,7 +190,7 @@ static void s1_shares(int point, const struct program *pr, const struct sim_step
 	double total = 0;
 
 	for (int pc = 0; pc < pr->n; pc++)
-		total += st[pc].task_ps - (st[pc].sleep_ps < st[pc].task_ps ? st[pc].sleep_ps : st[pc].task_ps);
+		total += sim_step_on_ps(&st[pc]);
 	for (int r = 0; r < S1_NROWS; r++) {
 		double on = 0;
 
@@ -198,8 +198,7 @@ static void s1_shares(int point, const struct program *pr, const struct sim_step
 			continue;
 		for (int pc = 0; pc < pr->n; pc++)
 			if (pr->insn[pc].fn >= 0 && in_list(s1_rows[r].steps, pr->sc->fn[pr->insn[pc].fn]))
-				on += st[pc].task_ps -
-				      (st[pc].sleep_ps < st[pc].task_ps ? st[pc].sleep_ps : st[pc].task_ps);
+				on += sim_step_on_ps(&st[pc]);
 		out[r] = total > 0 ? 100.0 * on / total : 0;
 	}
 }
