@@ -148,7 +148,8 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 
 	/* what each shared resource was doing */
 	if (!csv)
-		fprintf(f, "\nshared resources in the window (the busiest instance of each):\n");
+		fprintf(f, "\nshared resources, the busiest instance of each (held, moving, bandwidth: in the window;\n"
+			   "sleeps, waits, wake-ups: the whole run):\n");
 	for (int l = 0; l < res->nlocks; l++) {
 		const struct sim_lock_stats *ls = &res->locks[l];
 		double util = win_ps > 0 ? ls->max_held_ps / win_ps : 0;
@@ -183,10 +184,8 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 				fprintf(f, "readers_woken,%s,%.4g,%llu,,\n", ls->name, per,
 					(unsigned long long)ls->read_batches);
 			else
-				fprintf(
-				    f,
-				    "  %-27s %-9s readers woken %.3g at a time (%llu wake-ups of readers in the run)\n",
-				    "", "", per, (unsigned long long)ls->read_batches);
+				fprintf(f, "  %-27s %-9s readers woken %.3g at a time (%llu wake-ups of readers)\n", "",
+					"", per, (unsigned long long)ls->read_batches);
 		}
 		/* a sleeping lock can limit while seldom held exclusively: readers and writers taking
 		 * turns (a convoy) leave the tasks asleep instead */
