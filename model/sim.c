@@ -1420,7 +1420,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	struct engine_event ev;
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
-	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0, need_ops;
+	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0;
 	int rc, measuring = 0, complete = 0, rare_pc = -1;
 	double rarest;
 
@@ -1465,7 +1465,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	}
 	rarest = program_rarest_visits(s.prog);
 	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.ntasks;
-	need_ops = (uint64_t)ceil(s.ntasks / rarest);
 	/* a step rarer than once an operation (an munmap every 32768 faults): the warm-up and the
 	 * window each last until it has been visited once per task, so that a convoy it causes has
 	 * formed before the window and is seen whole in it */
@@ -1518,7 +1517,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			 * ahead of it while a convoy forms; up to 50 times the work asked
 			 * for. */
 			uint64_t work = s.eng.delivered - e0 + (s.visits - v0) / 16;
-			int seen = rare_pc >= 0 ? s.step_n[rare_pc] >= s.ntasks : s.ops_done - o0 >= need_ops;
+			int seen = rare_pc >= 0 ? s.step_n[rare_pc] >= s.ntasks : s.ops_done - o0 >= (uint64_t)s.ntasks;
 
 			if (work >= meas && (seen || work >= 50 * meas)) {
 				complete = 1;

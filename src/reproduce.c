@@ -173,6 +173,15 @@ static void set_num(struct prof_entry *e, double v)
 	snprintf(e->value, sizeof(e->value), "%.17g", v);
 }
 
+/* Has @point rows in s1_rows[] (so its simulation keeps per-step time)? */
+static int has_s1_rows(int point)
+{
+	for (int r = 0; r < S1_NROWS; r++)
+		if (s1_rows[r].point == point)
+			return 1;
+	return 0;
+}
+
 /* Does the space-separated list @names hold @name? */
 static int in_list(const char *names, const char *name)
 {
@@ -625,7 +634,8 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 #pragma omp parallel for schedule(dynamic, 1)
 	for (int j = 0; j < njobs; j++) {
 		jobs[j].rc = simulate(&points[jobs[j].point], jobs[j].ch.factor > 0 ? &jobs[j].ch : NULL, e_fit, o,
-				      &jobs[j].value, j < NPOINTS ? jobs[j].s1 : NULL, &jobs[j].err);
+				      &jobs[j].value, j < NPOINTS && has_s1_rows(jobs[j].point) ? jobs[j].s1 : NULL,
+				      &jobs[j].err);
 #pragma omp critical(mmsim_reproduce_progress)
 		{
 			done++;
