@@ -435,6 +435,7 @@ static const char *const hw_keys[][12] = {
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
     {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", 0},
+    {"cache", "llc_mib", 0},
 };
 
 static int check_hw_keys(const struct profile *p, struct mm_error *err)
@@ -456,7 +457,7 @@ static int check_hw_keys(const struct profile *p, struct mm_error *err)
 		if (s == sizeof(hw_keys) / sizeof(hw_keys[0]))
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: unknown section [%s] (expected machine, latency, coherence, bandwidth, "
-				       "frequency or cpu)",
+				       "cache, frequency or cpu)",
 				       p->path, e->line, e->section);
 		if (!ok) {
 			char list[256] = "";
@@ -546,6 +547,11 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	if (profile_find(p, "cpu", "wake_step_ns") && (rc = need_num(p, "cpu", "wake_step_ns", 0, 1e6, &v, err)))
 		return rc;
 	hw->wake_step_ps = ns_to_ps(v);
+	/* optional: without it, a scenario's 'miss' steps never go cold (README "Cold lines") */
+	v = 0;
+	if (profile_find(p, "cache", "llc_mib") && (rc = need_num(p, "cache", "llc_mib", 0.01, 1e6, &v, err)))
+		return rc;
+	hw->llc_bytes = v * 1048576.0;
 
 	/* [frequency] ACTIVE_CORES = GHZ, in increasing order of cores */
 	for (int i = 0; i < p->nentries; i++) {
@@ -647,11 +653,15 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 		    (!e->is_num || e->num < 1 || e->num > 1e9 || e->num != floor(e->num)))
 			return mm_fail(err, MM_EPARSE, "%s:%d: [batch] %s = '%s': expected a whole number >= 1",
 				       p->path, e->line, e->key, e->value);
-		if (strcmp(e->section, "kernel") && strcmp(e->section, "costs") && strcmp(e->section, "batch") &&
-		    strcmp(e->section, "layout"))
+		if (!strcmp(e->section, "misses") && (!e->is_num || e->num < 0 || e->num > 1e6))
 			return mm_fail(err, MM_EPARSE,
-				       "%s:%d: unknown section [%s] (expected kernel, layout, batch or costs)", p->path,
-				       e->line, e->section);
+				       "%s:%d: [misses] %s = '%s': expected DRAM accesses per visit, a number >= 0",
+				       p->path, e->line, e->key, e->value);
+		if (strcmp(e->section, "kernel") && strcmp(e->section, "costs") && strcmp(e->section, "batch") &&
+		    strcmp(e->section, "layout") && strcmp(e->section, "misses"))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: unknown section [%s] (expected kernel, layout, batch, costs or misses)",
+				       p->path, e->line, e->section);
 	}
 	k->p = p;
 	return 0;
@@ -664,6 +674,16 @@ int kernel_cost_cycles(const struct kernel_profile *k, const char *name, double 
 	if (!e)
 		return MM_ENOENT;
 	*cycles = e->num;
+	return 0;
+}
+
+int kernel_misses(const struct kernel_profile *k, const char *name, double *n)
+{
+	const struct prof_entry *e = profile_find(k->p, "misses", name);
+
+	if (!e)
+		return MM_ENOENT;
+	*n = e->num;
 	return 0;
 }
 

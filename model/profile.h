@@ -87,6 +87,7 @@ struct hw_profile {
 	int64_t ipi_ps;		      /* IPI round trip: send, remote handler entry, acknowledgement */
 	int64_t wake_step_ps;	      /* waker's cost per further task of one wake_up_q() */
 	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
+	double llc_bytes;	      /* last-level cache of one L3 domain; 0: not given (no step goes cold) */
 };
 
 /* Derive the hardware view; errors name the file and line of a bad entry. */
@@ -108,6 +109,8 @@ struct kernel_profile {
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err);
 /* A named cost in cycles; returns 0 and sets *cycles, or MM_ENOENT. */
 int kernel_cost_cycles(const struct kernel_profile *k, const char *name, double *cycles);
+/* A named [misses] entry: accesses that go to DRAM when the step runs cold; 0 or MM_ENOENT. */
+int kernel_misses(const struct kernel_profile *k, const char *name, double *n);
 /* A named batch size; returns 0 and sets *n, or MM_ENOENT. */
 int kernel_batch(const struct kernel_profile *k, const char *name, int64_t *n);
 /* The line a field lives on ([layout] FIELD = LINE), or the field itself. */

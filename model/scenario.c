@@ -13,9 +13,9 @@
 
 static const char *const scope_names[SC_NSCOPES] = {"global", "node", "cpu", "memcg",  "file",
 						    "mm",     "task", "vma", "ptpage", "page"};
-static const char *const act_names[SA_NACTS] = {"compute", "load",   "store",	"atomic", "cmpxchg",   "prefetchw",
-						"fence",   "lock",   "trylock", "unlock", "downgrade", "memory",
-						"ipi",	   "repeat", "every",	"only",	  "end"};
+static const char *const act_names[SA_NACTS] = {"compute", "load", "store",   "atomic", "cmpxchg",   "prefetchw",
+						"fence",   "lock", "trylock", "unlock", "downgrade", "memory",
+						"ipi",	   "miss", "repeat",  "every",	"only",	     "end"};
 
 const char *sc_scope_name(enum sc_scope s)
 {
@@ -378,6 +378,25 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 	return 0;
 }
 
+/* DRAM accesses when cold: a number like 0.5, or a name from the kernel profile's [misses] */
+static int parse_misses(struct parser *p, int i, struct sc_step *st)
+{
+	const char *t;
+	char *end;
+
+	if (i >= p->ntok)
+		return perr(p, 1, "expected a count after 'miss': a number like 0.5, or a name from [misses]");
+	t = p->tok[i].text;
+	if (isdigit((unsigned char)t[0]) || t[0] == '.') {
+		errno = 0;
+		st->literal = strtod(t, &end);
+		if (*end || errno || !isfinite(st->literal) || st->literal < 0 || st->literal > 1e6)
+			return perr(p, p->tok[i].col, "impossible count '%s' after 'miss' (expected 0 to 1e6)", t);
+		return 0;
+	}
+	return want_ident(p, i, "a count (0.5) or a [misses] name", st->name);
+}
+
 /* a size in bytes: 4096, 4KiB, 2MiB, 1GiB, or a name from the kernel profile's [batch] */
 static int parse_bytes(struct parser *p, int i, struct sc_step *st)
 {
@@ -522,13 +541,13 @@ static int parse_body_line(struct parser *p)
 	if (p->ntok < 2)
 		return perr(p, st.col + (int)strlen(w) + 1,
 			    "expected an action after the function name (compute, load, store, atomic, cmpxchg, "
-			    "prefetchw, fence, lock, trylock, unlock, downgrade, memory, ipi)");
+			    "prefetchw, fence, lock, trylock, unlock, downgrade, memory, ipi, miss)");
 	for (st.act = 0; st.act < SA_REPEAT && strcmp(act_names[st.act], p->tok[1].text); st.act++)
 		;
 	if (st.act == SA_REPEAT)
 		return perr(p, p->tok[1].col,
 			    "unknown action '%s' (expected compute, load, store, atomic, cmpxchg, prefetchw, fence, "
-			    "lock, trylock, unlock, downgrade, memory or ipi)",
+			    "lock, trylock, unlock, downgrade, memory, ipi or miss)",
 			    p->tok[1].text);
 	if ((rc = fn_index(p, w)) < 0)
 		return rc;
@@ -551,6 +570,10 @@ static int parse_body_line(struct parser *p)
 		break;
 	case SA_IPI:
 		if ((rc = parse_cost(p, i++, &st)))
+			return rc;
+		break;
+	case SA_MISS:
+		if ((rc = parse_misses(p, i++, &st)))
 			return rc;
 		break;
 	case SA_LOAD:
@@ -644,6 +667,33 @@ static int parse_line(struct parser *p)
 			return rc;
 		sc->work = n;
 		return want_end_of_line(p, 2);
+	}
+	if (!strcmp(w, "footprint")) {
+		struct sc_step st = {0};
+
+		if (p->ntok < 2)
+			return perr(p, p->tok[0].col + 10, "expected a size after 'footprint' (e.g. 4MiB)");
+		if ((rc = parse_bytes(p, 1, &st)))
+			return rc;
+		uint32_t mask = ~0u;
+
+		if (st.name[0])
+			return perr(p, p->tok[1].col, "expected a size like 4MiB after 'footprint', found '%s'",
+				    p->tok[1].text);
+		if (p->ntok > 2 && !strcmp(p->tok[2].text, "when")) {
+			if ((rc = variant_mask(p, 3, &mask)))
+				return rc;
+			if ((rc = want_end_of_line(p, 4)))
+				return rc;
+		} else if (p->ntok > 2) {
+			return want_end_of_line(p, 2);
+		} else if (!sc->nvar) {
+			return perr(p, p->tok[0].col, "'footprint' comes after the variants it is for");
+		}
+		for (int v = 0; v < sc->nvar; v++)
+			if (mask & (1u << v))
+				sc->footprint[v] = st.literal;
+		return 0;
 	}
 	if (!strcmp(w, "field") || !strcmp(w, "lock"))
 		return parse_decl(p, !strcmp(w, "lock"));
@@ -910,6 +960,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 	memset(out, 0, sizeof(*out));
 	out->sc = sc;
 	out->variant = variant;
+	out->footprint = sc->footprint[variant];
 	out->insn = calloc(sc->nsteps + 1, sizeof(*out->insn));
 	if (!out->insn)
 		return MM_ENOMEM;
@@ -960,6 +1011,18 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
 			} else {
 				in->count = (int64_t)st->literal;
+			}
+		}
+		if (st->act == SA_MISS) {
+			if (st->name[0]) {
+				if (kernel_misses(k, st->name, &in->misses))
+					return program_free(out),
+					       mm_fail(
+						   err, MM_ENOENT,
+						   "%s:%d:%d: unknown count '%s': kernel profile %s has no [misses] %s",
+						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
+			} else {
+				in->misses = st->literal;
 			}
 		}
 		if (st->act == SA_COMPUTE || st->act == SA_IPI) {
@@ -1034,6 +1097,8 @@ void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
 			c->ipis += v;
 		if (in->act == SA_MEMORY)
 			c->bytes += v * (double)in->count;
+		if (in->act == SA_MISS)
+			c->misses += v * in->misses;
 		if ((in->act == SA_LOCK || in->act == SA_TRYLOCK) && lock && !strcmp(sc->obj[in->obj].name, lock)) {
 			if (in->mode == SL_READ)
 				c->lock_read += v;

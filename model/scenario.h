@@ -51,6 +51,7 @@ enum sc_act {
 	SA_DOWNGRADE,
 	SA_MEMORY, /* stream bytes to or from DRAM: the node's bandwidth is shared */
 	SA_IPI,	   /* interrupt the other CPUs running this mm (TLB shootdown) */
+	SA_MISS,   /* accesses that go to DRAM once the tasks' footprint spills the last-level cache */
 	SA_REPEAT,
 	SA_EVERY,
 	SA_ONLY,
@@ -99,6 +100,9 @@ struct scenario {
 	char opdoc[256];
 	enum sc_mode mode;
 	int64_t work; /* > 0: fixed work by default, that many operations per task */
+	/* bytes of cache one task cycles through before it comes back to a line ('footprint'), per
+	 * variant; 0: not given, and no 'miss' step goes cold */
+	double footprint[SC_MAX_VARIANTS];
 	int builtin;
 	int nobj, nvar, nsteps, nfn;
 	struct sc_object *obj;
@@ -126,6 +130,7 @@ struct prog_insn {
 	enum sc_lockmode mode;
 	double cycles; /* COMPUTE, IPI (handler at each target): cost in cycles (0 if ns) */
 	double ns;     /* COMPUTE, IPI: cost in ns (literal) */
+	double misses; /* MISS: DRAM accesses per visit when cold */
 	int exp_dist;  /* COMPUTE: exponentially distributed, with that mean */
 	int64_t count; /* REPEAT / EVERY; MEMORY: bytes */
 	int match;     /* index of the matching END / opener */
@@ -139,6 +144,7 @@ struct program {
 	int n;
 	struct prog_insn *insn;
 	double units_per_op; /* step visits per operation (for fractional progress) */
+	double footprint;    /* the variant's, bytes (0: not given) */
 	double *visits;	     /* visits of each step per operation */
 };
 
@@ -154,6 +160,7 @@ struct op_counts {
 				       * both: mmap_read_trylock calls it too (include/linux/mmap_lock.h) */
 	double ipis;		      /* TLB-shootdown steps (each IPIs every other CPU of the mm) */
 	double bytes;		      /* streamed to or from DRAM */
+	double misses;		      /* DRAM accesses of 'miss' steps, when cold */
 };
 
 void op_counts(const struct program *pr, const char *lock, struct op_counts *c);

@@ -62,6 +62,7 @@ struct sim_task {
 	double mem_ps;	 /* time spent streaming */
 	double mem_f;	 /* its streaming fraction, as last counted */
 	sim_time_t debt; /* IPI handlers run on its CPU, not yet charged */
+	double miss_ps;	 /* what one 'miss' access costs it: DRAM latency x its cold fraction */
 };
 
 /* A set of objects sharing one cache line name, with its scope. */
@@ -953,6 +954,10 @@ static void run_task(struct sim *s, struct sim_task *t)
 			t->delay += ipi_ps(s, t, in);
 			advance(s, t);
 			break;
+		case SA_MISS:
+			t->delay += (sim_time_t)llround(in->misses * t->miss_ps);
+			advance(s, t);
+			break;
 		case SA_FENCE:
 			if (t->ps_line >= 0) {
 				wait_store(s, t);
@@ -1122,13 +1127,28 @@ static const struct lock_design *design_for(const struct sim *s, const struct sc
 	return &lock_vma;
 }
 
+/*
+ * The share of a 'miss' step's accesses that go to DRAM: the tasks of one L3 domain each cycle
+ * through @footprint bytes before they come back to a line; while all of it fits in the domain's
+ * @llc bytes the lines stay cached, beyond it a line survives with probability llc / (n x
+ * footprint).  A proportional (random-replacement) estimate: LRU would keep all or nothing.
+ */
+double cold_fraction(double llc, double footprint, int ntasks)
+{
+	double want = footprint * ntasks;
+
+	if (llc <= 0 || footprint <= 0 || want <= llc)
+		return 0;
+	return 1 - llc / want;
+}
+
 static int setup(struct sim *s)
 {
 	const struct sim_config *cfg = s->cfg;
 	const struct topology *topo = cfg->topo;
 	const struct scenario *sc = s->sc;
 	int *cpus, rc, nobj = sc->nobj, nw;
-	int active_cores = 0, *core_used;
+	int active_cores = 0, *core_used, *l3_tasks;
 	double ghz;
 
 	s->ntasks = cfg->ntasks;
@@ -1140,12 +1160,13 @@ static int setup(struct sim *s)
 	s->task = calloc(s->ntasks, sizeof(*s->task));
 	s->task_of_cpu = malloc(topo->ncpus * sizeof(int));
 	core_used = calloc(topo->ncores, sizeof(int));
+	l3_tasks = calloc(topo->nl3 + 1, sizeof(int));
 	s->group = calloc(2 * nobj + 1, sizeof(*s->group));
 	s->obj_group = calloc(nobj + 1, sizeof(int));
 	s->obj_group2 = calloc(nobj + 1, sizeof(int));
 	s->obj_lockbase = calloc(nobj + 1, sizeof(int));
-	if (!cpus || !s->task || !s->task_of_cpu || !core_used || !s->group || !s->obj_group || !s->obj_group2 ||
-	    !s->obj_lockbase) {
+	if (!cpus || !s->task || !s->task_of_cpu || !core_used || !l3_tasks || !s->group || !s->obj_group ||
+	    !s->obj_group2 || !s->obj_lockbase) {
 		rc = mm_fail(s->err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1159,6 +1180,8 @@ static int setup(struct sim *s)
 			active_cores++;
 	}
 	ghz = hw_freq_ghz(cfg->hw, active_cores);
+	for (int i = 0; i < s->ntasks; i++)
+		l3_tasks[topo->cpu[cpus[i]].l3]++;
 	for (int i = 0; i < s->ntasks; i++) {
 		struct sim_task *t = &s->task[i];
 		int core = topo->cpu[cpus[i]].core;
@@ -1173,6 +1196,8 @@ static int setup(struct sim *s)
 		t->fb_obj = -1;
 		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
 		t->ps_per_cycle = 1000.0 / ghz;
+		t->miss_ps = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]) *
+			     (double)cfg->hw->mem_local_ps;
 		t->sibling = -1;
 		if (core_used[core] > 1)
 			for (int j = 0; j < s->ntasks; j++)
@@ -1322,6 +1347,7 @@ static int setup(struct sim *s)
 out:
 	free(cpus);
 	free(core_used);
+	free(l3_tasks);
 	return rc;
 }
 
@@ -1407,6 +1433,12 @@ static void window_stats(struct sim *s, sim_time_t t1)
 	res->nnodes = s->cfg->topo->nnuma < 8 ? s->cfg->topo->nnuma : 8;
 	for (int n = 0; n < res->nnodes; n++)
 		res->bw_gbs[n] = win > 0 ? s->bw_bytes[n] / win * 1000.0 : 0;
+	for (int i = 0; i < s->ntasks; i++) {
+		double f = s->task[i].miss_ps / (double)s->cfg->hw->mem_local_ps;
+
+		if (s->cfg->hw->mem_local_ps > 0 && f > res->cold_max)
+			res->cold_max = f;
+	}
 }
 
 static sim_time_t slept(const struct sim_task *t, sim_time_t at)

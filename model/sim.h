@@ -89,9 +89,14 @@ struct sim_result {
 	uint64_t ipis;	  /* IPIs received in the window */
 	double bw_gbs[8]; /* DRAM traffic of the first NUMA nodes in the window, GB/s */
 	int nnodes;
+	double cold_max;	      /* the largest share of a task's 'miss' accesses that go to DRAM */
 	struct sim_step_stats *steps; /* per program step, when the config asks (explain) */
 };
 
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err);
+
+/* The share of a 'miss' step's accesses that go to DRAM when @ntasks tasks of one L3 domain
+ * each cycle through @footprint bytes and the domain caches @llc bytes (0 when either is 0). */
+double cold_fraction(double llc, double footprint, int ntasks);
 
 #endif

@@ -20,6 +20,9 @@ static void step_object(const struct explain_ctx *x, const struct prog_insn *in,
 	case SA_IPI:
 		snprintf(buf, cap, "(TLB shootdown IPIs)");
 		return;
+	case SA_MISS:
+		snprintf(buf, cap, "(cache misses to DRAM)");
+		return;
 	default:
 		break;
 	}
@@ -31,6 +34,23 @@ static void step_object(const struct explain_ctx *x, const struct prog_insn *in,
 		snprintf(buf, cap, "lock %s", sc->obj[in->obj].name);
 	else
 		snprintf(buf, cap, "line %s", kernel_line_of(x->cfg->kernel, sc->obj[in->obj].name));
+}
+
+static int has_miss(const struct program *pr)
+{
+	for (int pc = 0; pc < pr->n; pc++)
+		if (pr->insn[pc].act == SA_MISS)
+			return 1;
+	return 0;
+}
+
+static const char *llc_text(const struct hw_profile *hw, char *buf, size_t cap)
+{
+	if (hw->llc_bytes > 0)
+		snprintf(buf, cap, "last-level cache %.3g MiB per L3 domain", hw->llc_bytes / 1048576.0);
+	else
+		snprintf(buf, cap, "the machine profile gives no [cache] llc_mib");
+	return buf;
 }
 
 struct row {
@@ -138,6 +158,11 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		fprintf(f, "  task-time: %.1f%% on a CPU (as perf sees it), %.1f%% asleep (off-CPU)\n",
 			all_total > 0 ? 100.0 * on_total / all_total : 0,
 			all_total > 0 ? 100.0 * (all_total - on_total) / all_total : 0);
+		if (has_miss(pr))
+			fprintf(f,
+				"  cold lines: %.0f%% of the 'miss' steps' accesses go to DRAM (footprint %.3g MiB per "
+				"task; %s)\n",
+				100.0 * res->cold_max, pr->footprint / 1048576.0, llc_text(hw, buf, sizeof(buf)));
 		fprintf(f, "\nby kernel function (on-CPU%%: share of on-CPU time, perf's 'self'; off-CPU%%: share "
 			   "of all task-time asleep in it):\n");
 	}

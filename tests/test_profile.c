@@ -428,7 +428,8 @@ static const struct bad bad_cases[] = {
      "t.conf:9: ", "key 'l3' appears twice in [latency]"},
     /* unknown section */
     {"unknown section", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[turbo]\nboost = 1\n", MM_EPARSE,
-     "t.conf:30: ", "unknown section [turbo] (expected machine, latency, coherence, bandwidth, frequency or cpu)"},
+     "t.conf:30: ",
+     "unknown section [turbo] (expected machine, latency, coherence, bandwidth, cache, frequency or cpu)"},
     /* unknown key in [latency], with the keys it expects */
     {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14: ",
      "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote memory_local memory_remote "
@@ -451,6 +452,11 @@ static const struct bad bad_cases[] = {
      "t.conf:25: ", "[cpu] smt_factor = 0.5 is impossible (expected 1 to 4)"},
     {"batch limit", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 0\n", MM_ERANGE,
      "t.conf:16: ", "[coherence] batch_limit = 0 is impossible"},
+    /* [cache] */
+    {"llc zero", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[cache]\nllc_mib = 0\n", MM_ERANGE,
+     "t.conf:30: ", "[cache] llc_mib = 0 is impossible (expected 0.01 to 1e+06)"},
+    {"llc key", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[cache]\nl3_mib = 8\n", MM_EPARSE,
+     "t.conf:30: ", "unknown key 'l3_mib' in [cache] (expected one of: llc_mib)"},
     /* bad arbitration word */
     {"arbitration", ST_HW, hw_base, "arbitration = fifo\n", "arbitration = random\n", MM_EPARSE,
      "t.conf:15: ", "arbitration = 'random': expected 'fifo' or 'local-first'"},
@@ -486,8 +492,10 @@ static const struct bad bad_cases[] = {
      "t.conf:10: ", "[batch] b = '2.5': expected a whole number >= 1"},
     {"zero batch", ST_KERNEL, k_base, "b = 4\n", "b = 0\n", MM_EPARSE,
      "t.conf:10: ", "[batch] b = '0': expected a whole number >= 1"},
+    {"misses word", ST_KERNEL, k_base, "[costs]\n", "[misses]\nm = some\n[costs]\n", MM_EPARSE,
+     "t.conf:12: ", "[misses] m = 'some': expected DRAM accesses per visit, a number >= 0"},
     {"kernel section", ST_KERNEL, k_base, "[costs]\n", "[cost]\n", MM_EPARSE,
-     "t.conf:12: ", "unknown section [cost] (expected kernel, layout, batch or costs)"},
+     "t.conf:12: ", "unknown section [cost] (expected kernel, layout, batch, costs or misses)"},
 };
 
 static void test_malformed(void **state)

@@ -651,6 +651,11 @@ static void test_unknown_cost_and_count(void **state)
 				   "begin\n"
 				   "  x load f\n"
 				   "  fn_y   compute no_such_cost\n";
+	static const char miss[] = "scenario c\n"
+				   "variant a kernel 5.11 \"A\"\n"
+				   "footprint 2MiB when a\n"
+				   "begin\n"
+				   "  x miss no_such_miss\n";
 	static const char count[] = "scenario c\n"
 				    "variant a kernel 5.11 \"A\"\n"
 				    "field f scope mm\n"
@@ -674,6 +679,14 @@ static void test_unknown_cost_and_count(void **state)
 	assert_string_equal(err.msg, want);
 	assert_null(pr.insn);
 	assert_null(pr.visits);
+	scenario_free(&sc);
+
+	parse_ok(&sc, "miss.scn", miss);
+	assert_int_equal(scenario_compile(&sc, 0, &kk.k, &pr, &err), MM_ENOENT);
+	snprintf(want, sizeof(want),
+		 "miss.scn:5:3: unknown count 'no_such_miss': kernel profile %s has no [misses] no_such_miss",
+		 K511_PATH);
+	assert_string_equal(err.msg, want);
 	scenario_free(&sc);
 
 	parse_ok(&sc, "count.scn", count);
@@ -721,6 +734,16 @@ struct bad {
 };
 
 static const struct bad bad_cases[] = {
+    /* 'miss' and 'footprint' */
+    {HDR "  fn miss -1\n", MM_EPARSE, "bad.scn:8:11: ", "expected a count (0.5) or a [misses] name"},
+    {HDR "  fn miss 2x\n", MM_EPARSE, "bad.scn:8:11: ", "impossible count '2x' after 'miss' (expected 0 to 1e6)"},
+    {HDR "  fn miss\n", MM_EPARSE, "bad.scn:8:1: ", "expected a count after 'miss'"},
+    {"scenario x\nfootprint 4MiB\nvariant a kernel 5.11 \"A\"\nbegin\n  fn fence\n", MM_EPARSE,
+     "bad.scn:2:1: ", "'footprint' comes after the variants it is for"},
+    {"scenario x\nvariant a kernel 5.11 \"A\"\nfootprint 4Mb\nbegin\n  fn fence\n", MM_EPARSE,
+     "bad.scn:3:11: ", "expected a size unit after the number"},
+    {"scenario x\nvariant a kernel 5.11 \"A\"\nfootprint 4MiB when c\nbegin\n  fn fence\n", MM_EPARSE,
+     "bad.scn:3:21: ", "unknown variant 'c'"},
     /* unknown action */
     {HDR "  fn frob f\n", MM_EPARSE, "bad.scn:8:6: ", "unknown action 'frob' (expected compute, load"},
     /* unknown scope */

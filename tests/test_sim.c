@@ -91,6 +91,39 @@ static void threads_share_the_mm_processes_do_not(void **state)
 	t_world_free(&w);
 }
 
+/*
+ * 'miss' steps cost DRAM latency x the share of a task's footprint its L3 cannot hold.  With a
+ * 1 MiB LLC and 0.5 MiB per task: one or two tasks fit (1 us per op); four want 2 MiB, half of
+ * each one's lines survive, and 2 misses x 0.5 x 100 ns add 100 ns per operation.
+ */
+static void cold_lines_cost_dram_latency_beyond_the_llc(void **state)
+{
+	char hw[1200], k[512];
+	struct tworld w;
+	struct sim_result r;
+
+	t_hw_text(hw, sizeof(hw), 0.001, 100, 100, 100, 100, 0, "fifo", 8, 0);
+	strcat(hw, "[cache]\nllc_mib = 1\n");
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	t_world(&w, "pack:1 numa:1 l3:1 core:4 pu:1", hw, k,
+		"scenario cold\nop \"x\"\nvariant v kernel 9.9 \"t\"\nfootprint 512KiB\nbegin\n"
+		"  f compute 1000ns\n  f miss 2\n");
+	struct sim_config c = t_cfg(&w, 2);
+
+	t_run(&c, &r);
+	assert_float_equal(r.cold_max, 0, 1e-12);
+	assert_float_equal(r.ops_per_s, 2e6, 2e6 * 1e-3);
+	c.ntasks = 4;
+	t_run(&c, &r);
+	assert_float_equal(r.cold_max, 0.5, 1e-12);
+	assert_float_equal(r.ops_per_s, 4 / 1.1e-6, 4 / 1.1e-6 * 1e-3);
+	t_world_free(&w);
+	/* seed 001's: 48 tasks of 4.5 MiB on a 36 MiB L3 keep 1/6 of their lines */
+	assert_float_equal(cold_fraction(36.0 * 1048576, 4.5 * 1048576, 48), 5.0 / 6, 1e-12);
+	assert_float_equal(cold_fraction(0, 4.5 * 1048576, 48), 0, 0);
+	assert_float_equal(cold_fraction(36.0 * 1048576, 0, 48), 0, 0);
+}
+
 static const struct sim_lock_stats *lock_named(const struct sim_result *r, const char *name)
 {
 	for (int i = 0; i < r->nlocks; i++)
@@ -258,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stores_are_posted_but_atomics_wait),
 	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
+	    cmocka_unit_test(cold_lines_cost_dram_latency_beyond_the_llc),
 	    cmocka_unit_test(threads_share_the_mm_processes_do_not),
 	    cmocka_unit_test(a_deadlock_is_reported_not_hung),
 	    cmocka_unit_test(a_write_locked_vma_sends_readers_to_the_fallback),
