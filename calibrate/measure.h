@@ -120,6 +120,8 @@ int ms_measure_frequency(struct ms_ctx *c); /* measure_cpu.c */
 int ms_measure_faults(struct ms_ctx *c);    /* measure_mem.c */
 int ms_measure_munmap(struct ms_ctx *c);    /* measure_mem.c: the zap per PTE */
 int ms_measure_zeroing(struct ms_ctx *c);   /* measure_mem.c */
+int ms_measure_cold(struct ms_ctx *c);	    /* measure_mem.c: page_fault4's page, warm and cold */
+size_t ms_llc_bytes(void);		    /* measure_mem.c: the largest cache cpu0 sees (sysfs); 0 */
 int ms_measure_memory(struct ms_ctx *c);    /* measure_mem.c: latency and bandwidth */
 int ms_measure_syscall(struct ms_ctx *c);   /* measure_os.c */
 int ms_measure_futex(struct ms_ctx *c);	    /* measure_os.c */

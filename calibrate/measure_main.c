@@ -554,6 +554,13 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 		key_carried(f, gen, "cpu", "wakeup_ns", "not measured");
 	key_carried(f, gen, "cpu", "jitter", "a modelling choice, not a measurement");
 	carry_rest(f, gen, "cpu", (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", NULL});
+
+	if (ms_llc_bytes()) {
+		fprintf(f,
+			"\n[cache]\n# [derived] the largest cache cpu0 lists in "
+			"/sys/devices/system/cpu/cpu0/cache/index*/size (the L3 of its domain)\nllc_mib = %s\n",
+			num(b, sizeof(b), (double)ms_llc_bytes() / 1048576.0));
+	}
 	return 0;
 }
 
@@ -576,17 +583,12 @@ static const struct step {
 	const char *what;
 	int (*fn)(struct ms_ctx *c);
 } steps[] = {
-    {"clock cost", ms_measure_timer},
-    {"cache-line transfers", ms_measure_lines},
-    {"atomics", ms_measure_atomics},
-    {"pause", ms_measure_pause},
-    {"frequency", ms_measure_frequency},
-    {"syscall", ms_measure_syscall},
-    {"futex wake-up", ms_measure_futex},
-    {"page faults", ms_measure_faults},
-    {"munmap", ms_measure_munmap},
-    {"zeroing", ms_measure_zeroing},
-    {"memory latency and bandwidth", ms_measure_memory},
+    {"clock cost", ms_measure_timer},	 {"cache-line transfers", ms_measure_lines},
+    {"atomics", ms_measure_atomics},	 {"pause", ms_measure_pause},
+    {"frequency", ms_measure_frequency}, {"syscall", ms_measure_syscall},
+    {"futex wake-up", ms_measure_futex}, {"page faults", ms_measure_faults},
+    {"munmap", ms_measure_munmap},	 {"zeroing", ms_measure_zeroing},
+    {"cold caches", ms_measure_cold},	 {"memory latency and bandwidth", ms_measure_memory},
 };
 
 static int fail(struct out_file *out, struct out_file *raw, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -167,6 +167,135 @@ int ms_measure_munmap(struct ms_ctx *c)
 	return rc ? rc : zap_measure(c, 1);
 }
 
+/* ---- cold caches: what a page costs when its lines were evicted ------------------------ */
+
+size_t ms_llc_bytes(void)
+{
+	size_t best = 0;
+
+	/* the largest unified cache cpu0 sees (index3 on x86: the L3) */
+	for (int i = 0; i < 8; i++) {
+		char path[96], text[32];
+		unsigned long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(text, sizeof(text), f) && sscanf(text, "%luK", &v) == 1 && v * 1024 > best)
+			best = v * 1024;
+		fclose(f);
+	}
+	return best;
+}
+
+static void evict(char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i += 64)
+		((volatile char *)buf)[i]++;
+}
+
+/*
+ * page_fault4's per-page work, warm and cold.  At scale the tasks' struct pages, page-cache nodes,
+ * page tables and data lines no longer fit in the last-level cache, so each pass finds them
+ * evicted; here a 32 MiB file fits and the fault_around_page / munmap_file_pte figures are warm.
+ * Each sample maps the cached tmpfs file, reads one byte per page (faults, fault-around), reads
+ * them again (no faults: the user's data line and the page walk), and munmaps; a cold sample
+ * first writes through a buffer of twice the last-level cache before each of the three.  The
+ * differences, in units of memory_latency, are the kernel profile's [misses].
+ */
+int ms_measure_cold(struct ms_ctx *c)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), llc = ms_llc_bytes(), elen;
+	int pages = 8192, max = 40, n[2] = {0, 0}, rc = 0, fd;
+	size_t len = (size_t)pages * psz;
+	char path[] = "/dev/shm/mmsim-measure.XXXXXX", *buf;
+	double *v[2][3];
+	struct ms_budget b;
+
+	if (c->quick)
+		return 0; /* a second of streaming per sample: not for a smoke test */
+	elen = llc ? 2 * llc : 512 * MiB;
+	elen = elen < 64 * MiB ? 64 * MiB : elen > 1024 * MiB ? 1024 * MiB : elen;
+	buf = malloc(elen);
+	if (!buf)
+		return 0; /* no room: the figures are left out */
+	memset(buf, 1, elen);
+	for (int k = 0; k < 6; k++)
+		v[k / 3][k % 3] = malloc((size_t)max * sizeof(double));
+	fd = mkstemp(path);
+	if (fd >= 0) {
+		unlink(path);
+		if (posix_fallocate(fd, 0, (off_t)len)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	for (int k = 0; k < 6; k++)
+		if (!v[k / 3][k % 3])
+			rc = -ENOMEM;
+	if (fd < 0 || rc)
+		goto out; /* no tmpfs here, or no room on it: the figures are left out */
+	/* the warm samples first: a warm sample right after a cold one still finds its lines evicted */
+	for (int cold = 0; cold < 2; cold++) {
+		ms_budget_init(&b, c, max, cold ? 5.0 : 1.0);
+		for (n[cold] = 0; ms_budget_more(&b, n[cold]); n[cold]++) {
+			volatile char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+			uintptr_t sum = 0;
+			uint64_t t[6];
+
+			if (map == MAP_FAILED) {
+				rc = -errno;
+				goto out;
+			}
+			madvise((void *)map, len, MADV_NOHUGEPAGE);
+			for (int pass = 0; pass < 2; pass++) {
+				if (cold)
+					evict(buf, elen);
+				t[2 * pass] = ms_now_ns();
+				for (int i = 0; i < pages; i++)
+					sum += (uintptr_t)map[(size_t)i * psz];
+				t[2 * pass + 1] = ms_now_ns();
+			}
+			ms_sink = sum;
+			if (cold)
+				evict(buf, elen);
+			t[4] = ms_now_ns();
+			munmap((void *)map, len);
+			t[5] = ms_now_ns();
+			for (int k = 0; k < 3; k++)
+				v[cold][k][n[cold]] = ms_per_op(c, t[2 * k], t[2 * k + 1], pages);
+		}
+	}
+	{
+		static const char *const names[2][3] = {
+		    {"cold_base_fault_around", "cold_base_reread", "cold_base_munmap"},
+		    {"fault_around_page_cold", "reread_page_cold", "munmap_file_pte_cold"}};
+		static const char *const what[3] = {"read of one byte per page (fault-around, 16 pages per fault)",
+						    "second read of one byte per page, every page mapped (no fault)",
+						    "munmap (nothing freed)"};
+
+		for (int cold = 0; cold < 2 && !rc; cold++)
+			for (int k = 0; k < 3 && !rc; k++)
+				if (!ms_add(
+					c, names[cold][k], "ns", v[cold][k], n[cold],
+					"%s of a %d-page private mapping of a cached tmpfs file, THP off; per page; "
+					"%s",
+					what[k], pages,
+					cold ? "the caches flushed first by writing a buffer of twice the last-level "
+					       "cache"
+					     : "caches warm (the same file and passes, no flush)"))
+					rc = -ENOSPC;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	for (int k = 0; k < 6; k++)
+		free(v[k / 3][k % 3]);
+	free(buf);
+	return rc;
+}
+
 /* ---- zeroing ------------------------------------------------------------------------ */
 
 int ms_measure_zeroing(struct ms_ctx *c)
