@@ -145,6 +145,9 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		fprintf(f, "# mmsim explain: %s on %s (%s), %d tasks, %s, %.6g ops/s\n", x->label, x->machine,
 			x->cfg->kernel->name, x->cfg->ntasks, x->cfg->mode == SC_THREADS ? "threads" : "processes",
 			res->ops_per_s);
+		if (has_miss(pr))
+			fprintf(f, "# cold lines: %.1f%% of the 'miss' steps' accesses go to DRAM\n",
+				100.0 * res->cold_max);
 		fprintf(f, "view,name,on_cpu_pct,off_cpu_pct,ns_per_op,calls_per_op\n");
 	} else {
 		fprintf(f, "explain: %s on %s (kernel %s), %d tasks, %s\n", x->label, x->machine, x->cfg->kernel->name,
