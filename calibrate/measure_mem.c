@@ -207,14 +207,12 @@ static void evict(char *buf, size_t len)
 int ms_measure_cold(struct ms_ctx *c)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), llc = ms_llc_bytes(), elen;
-	int pages = 8192, max = 40, n[2] = {0, 0}, rc = 0, fd;
+	int pages = c->quick ? 2048 : 8192, max = c->quick ? 4 : 40, n[2] = {0, 0}, rc = 0, fd;
 	size_t len = (size_t)pages * psz;
 	char path[] = "/dev/shm/mmsim-measure.XXXXXX", *buf;
 	double *v[2][3];
 	struct ms_budget b;
 
-	if (c->quick)
-		return 0; /* a second of streaming per sample: not for a smoke test */
 	elen = llc ? 2 * llc : 512 * MiB;
 	elen = elen < 64 * MiB ? 64 * MiB : elen > 1024 * MiB ? 1024 * MiB : elen;
 	buf = malloc(elen);
@@ -238,7 +236,7 @@ int ms_measure_cold(struct ms_ctx *c)
 		goto out; /* no tmpfs here, or no room on it: the figures are left out */
 	/* the warm samples first: a warm sample right after a cold one still finds its lines evicted */
 	for (int cold = 0; cold < 2; cold++) {
-		ms_budget_init(&b, c, max, cold ? 5.0 : 1.0);
+		ms_budget_init(&b, c, max, c->quick ? 0.3 : cold ? 5.0 : 1.0);
 		for (n[cold] = 0; ms_budget_more(&b, n[cold]); n[cold]++) {
 			volatile char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 			uintptr_t sum = 0;

@@ -58,6 +58,7 @@ quick)
       else if ($1 == "zero_4k") { lo = 10; hi = 100000 }
       else if ($1 == "zero_2m") { lo = 1000; hi = 100000000 }
       else if ($1 == "memory_latency") { lo = 1; hi = 10000 }
+      else if ($1 ~ /^cold_base_/ || $1 ~ /_cold$/) { lo = 0.5; hi = 100000 }
       else if ($1 ~ /^bw_/) { lo = 0.1; hi = 1000 }
       if (lo < 0) bad("no plausible range known for this quantity (add one to test_measure.sh)")
       else if ($2 + 0 < lo || $2 + 0 > hi) bad($2 " " $3 " outside the plausible " lo " to " hi)
@@ -65,7 +66,9 @@ quick)
     END {
       n = split("timer line_load_self line_store_self line_atomic_self atomic_uncontended plain_rmw " \
                 "atomic_contended atomic_contended_total atomic_handoff freq_1 freq_all syscall futex_wakeup fault_read " \
-                "fault_write munmap_anon_pte zero_4k zero_2m memory_latency bw_task bw_all", want, " ")
+                "fault_write munmap_anon_pte zero_4k zero_2m memory_latency bw_task bw_all " \
+                "cold_base_fault_around cold_base_reread cold_base_munmap fault_around_page_cold reread_page_cold " \
+                "munmap_file_pte_cold", want, " ")
       for (i = 1; i <= n; i++) if (!(want[i] in seen)) { print "FAIL: no row for " want[i]; failed = 1 }
       exit failed
     }' "$csv" || fail "implausible or missing figures in $csv"
