@@ -670,13 +670,12 @@ static int parse_line(struct parser *p)
 	}
 	if (!strcmp(w, "footprint")) {
 		struct sc_step st = {0};
+		uint32_t mask = ~0u;
 
 		if (p->ntok < 2)
 			return perr(p, p->tok[0].col + 10, "expected a size after 'footprint' (e.g. 4MiB)");
 		if ((rc = parse_bytes(p, 1, &st)))
 			return rc;
-		uint32_t mask = ~0u;
-
 		if (st.name[0])
 			return perr(p, p->tok[1].col, "expected a size like 4MiB after 'footprint', found '%s'",
 				    p->tok[1].text);

@@ -62,7 +62,7 @@ struct sim_task {
 	double mem_ps;	 /* time spent streaming */
 	double mem_f;	 /* its streaming fraction, as last counted */
 	sim_time_t debt; /* IPI handlers run on its CPU, not yet charged */
-	double miss_ps;	 /* what one 'miss' access costs it: DRAM latency x its cold fraction */
+	double cold;	 /* the share of its 'miss' accesses that go to DRAM (cold_fraction) */
 };
 
 /* A set of objects sharing one cache line name, with its scope. */
@@ -955,7 +955,7 @@ static void run_task(struct sim *s, struct sim_task *t)
 			advance(s, t);
 			break;
 		case SA_MISS:
-			t->delay += (sim_time_t)llround(in->misses * t->miss_ps);
+			t->delay += (sim_time_t)llround(in->misses * t->cold * (double)s->cfg->hw->mem_local_ps);
 			advance(s, t);
 			break;
 		case SA_FENCE:
@@ -1196,8 +1196,7 @@ static int setup(struct sim *s)
 		t->fb_obj = -1;
 		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
 		t->ps_per_cycle = 1000.0 / ghz;
-		t->miss_ps = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]) *
-			     (double)cfg->hw->mem_local_ps;
+		t->cold = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]);
 		t->sibling = -1;
 		if (core_used[core] > 1)
 			for (int j = 0; j < s->ntasks; j++)
@@ -1433,12 +1432,9 @@ static void window_stats(struct sim *s, sim_time_t t1)
 	res->nnodes = s->cfg->topo->nnuma < 8 ? s->cfg->topo->nnuma : 8;
 	for (int n = 0; n < res->nnodes; n++)
 		res->bw_gbs[n] = win > 0 ? s->bw_bytes[n] / win * 1000.0 : 0;
-	for (int i = 0; i < s->ntasks; i++) {
-		double f = s->task[i].miss_ps / (double)s->cfg->hw->mem_local_ps;
-
-		if (s->cfg->hw->mem_local_ps > 0 && f > res->cold_max)
-			res->cold_max = f;
-	}
+	for (int i = 0; i < s->ntasks; i++)
+		if (s->task[i].cold > res->cold_max)
+			res->cold_max = s->task[i].cold;
 }
 
 static sim_time_t slept(const struct sim_task *t, sim_time_t at)
