@@ -42,6 +42,30 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 			}
 		}
 	}
+	if (ncurves == 2)
+		report_ratio(f, &c[0], &c[1]);
+}
+
+/* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
+ * task count, in each mode both have. */
+void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
+{
+	for (int m = 0; m < 2; m++) {
+		int fixed = a->fixed_work && b->fixed_work;
+
+		if (!a->has_mode[m] || !b->has_mode[m] || a->npts != b->npts)
+			continue;
+		fprintf(f, "\n%s over %s  [%s]\n", b->label, a->label, mode_name[m]);
+		fprintf(f, "  %6s %14s  %s\n", "tasks", fixed ? "speedup" : "ratio",
+			fixed ? "(makespan of the first / of the second)" : "(ops/s of the second / of the first)");
+		for (int p = 0; p < a->npts; p++) {
+			const struct sim_result *ra = a->res[m][p], *rb = b->res[m][p];
+			double v = fixed ? (rb->makespan_s > 0 ? ra->makespan_s / rb->makespan_s : 0)
+					 : (ra->ops_per_s > 0 ? rb->ops_per_s / ra->ops_per_s : 0);
+
+			fprintf(f, "  %6d %14.3f\n", a->tasks[p], v);
+		}
+	}
 }
 
 void report_csv(FILE *f, const struct curve *c)

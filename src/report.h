@@ -61,6 +61,8 @@ struct report_ctx {
 };
 
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
+/* The second curve over the first at each task count: ops/s ratio, or makespan speedup. */
+void report_ratio(FILE *f, const struct curve *a, const struct curve *b);
 /* will-it-scale's CSV: one curve; with a band, '# band:' lines follow the rows. */
 void report_csv(FILE *f, const struct curve *c);
 void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);

@@ -220,6 +220,31 @@ mmsim_cli(scenario_file ok
   PATTERNS "^v +\\[tiny, kernel linux-5\\.11, threads\\]" "^ +2 +[1-9][0-9]* "
   ARGS ${SMALL} --scenario ${MMSIM_CLI_DIR}/tiny.scn --tasks 1,2)
 
+# Two curves: the table ends with the second's ratio to the first at each task count, which
+# must be the quotient of the ops/s the two curves print (to the rounding of the table).
+add_test(NAME cli_two_curves_ratio
+  COMMAND sh -c [=[
+out=$("$0" --machine nehalem-i7-920 --scenario has_pinned_check,has_pinned_write --tasks 1,4,8)
+rc=$?
+printf '%s\n' "$out"
+echo "[mmsim exit status: $rc]"
+[ "$rc" -eq 0 ] || exit 1
+printf '%s\n' "$out" | awk '
+  /^has_pinned_write over has_pinned_check +\[threads\]/ { c = 3; seen = 1; next }
+  /^has_pinned_check / { c = 1; next }
+  /^has_pinned_write / { c = 2; next }
+  c && $1 ~ /^[0-9]+$/ {
+    if (c < 3) ops[c, $1] = $2
+    else {
+      want = ops[2, $1] / ops[1, $1]
+      if (ops[1, $1] == "" || $2 - want > 0.0015 || want - $2 > 0.0015) { print "FAIL: ratio at " $1 ": " $2 ", expected " want; bad = 1 }
+      n++
+    }
+  }
+  END { if (!seen || n != 3) { print "FAIL: no ratio table of 3 rows"; bad = 1 } exit bad }' || exit 1
+]=] $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_two_curves_ratio PROPERTIES LABELS fast TIMEOUT 60)
+
 # will-it-scale's CSV: exactly its header, then the 0-task line.
 add_test(NAME cli_csv_header
   COMMAND sh -c [=[
