@@ -53,6 +53,7 @@ struct opts {
 	const char *duration, *warmup, *out; /* validate */
 	const char *out_machine, *out_kernel, *measured_dir;
 	int quick, band;
+	int seeds;
 	int help, version;
 };
 
@@ -87,6 +88,9 @@ static const struct opt_def opt_table[] = {
     {"sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
      "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies"},
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
+    {"seeds", O_INT, OFF(seeds), "N", "1",
+     "run: every point under seeds S..S+N-1 too (at most 64), with the spread of each result (and of the gain of "
+     "two curves)"},
     {"events", O_LL, OFF(events), "E", "200000 + 2000 per task",
      "events simulated in each point's measurement window (longer: less noise)"},
     {"measured", O_STR, OFF(measured), "FILE", NULL,
@@ -812,6 +816,55 @@ static int run_band(struct run *r, struct mm_error *err)
 	return 0;
 }
 
+/* --seeds N: every point again under seeds S+1..S+N-1; each curve keeps the N results of each. */
+static int run_seeds(struct run *r, struct mm_error *err)
+{
+	int n = r->o.seeds, per = r->npts * (n - 1), njobs = 0, rc;
+	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per + 1, sizeof(*jobs));
+
+	if (!jobs)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int c = 0; c < r->ncurves; c++) {
+		struct curve *cv = &r->curve[c];
+
+		cv->seedv = calloc((size_t)2 * r->npts * n, sizeof(double));
+		if (!cv->seedv) {
+			free(jobs);
+			return mm_fail(err, MM_ENOMEM, "out of memory");
+		}
+		cv->nseeds = n;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++)
+				for (int k = 1; k < n; k++) {
+					jobs[njobs].cfg =
+					    point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
+					jobs[njobs++].cfg.seed = r->o.seed + (unsigned long long)k;
+				}
+	}
+	r->t_start = now_s();
+	if ((rc = sweep_run(jobs, njobs, progress, r, err))) {
+		free(jobs);
+		return rc;
+	}
+	njobs = 0;
+	for (int c = 0; c < r->ncurves; c++) {
+		struct curve *cv = &r->curve[c];
+
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; cv->has_mode[m] && p < r->npts; p++) {
+				double *v = cv->seedv + ((size_t)m * r->npts + p) * n;
+
+				for (int k = 0; k < n; k++) {
+					const struct sim_result *res = k ? &jobs[njobs++].res : cv->res[m][p];
+
+					v[k] = cv->fixed_work ? res->makespan_s : res->ops_per_s;
+				}
+			}
+	}
+	free(jobs);
+	return 0;
+}
+
 /* mmsim explain: one point, with the time of every step kept. */
 static int run_explain(struct run *r, struct mm_error *err)
 {
@@ -863,6 +916,12 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
 		free(r);
 		return die(2, "--format '%s': expected table, csv or json", o->format);
+	}
+	if (o->seeds > 64 || (o->seeds > 1 && compare)) {
+		free(r);
+		return o->seeds > 64 ? die(2, "--seeds %d is out of range (expected 1 to 64)", o->seeds)
+				     : die(2, "--seeds is for curves (mmsim run), not for %s",
+					   compare == 2 ? "explain" : "compare");
 	}
 	if (o->mode) {
 		if (!strcmp(o->mode, "threads"))
@@ -960,6 +1019,8 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		goto fail;
 	if (o->band && (rc = run_band(r, &err)))
 		goto fail;
+	if (o->seeds > 1 && (rc = run_seeds(r, &err)))
+		goto fail;
 	ctx = (struct report_ctx){.machine = r->m.hw.name,
 				  .machine_desc = r->m.hw.description,
 				  .topology = r->m.topo.summary,
@@ -985,6 +1046,7 @@ fail:
 		die(1, "%s", err.msg[0] ? err.msg : mm_strerror(rc));
 	free(jobs);
 	for (int c = 0; c < r->ncurves; c++) {
+		free(r->curve[c].seedv);
 		program_free(&r->prog[c]);
 		scenario_free(&r->sc[c]);
 	}

@@ -27,6 +27,8 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 				fprintf(f, " %12s", "makespan_s");
 			if (cv->has_band)
 				fprintf(f, " %14s %14s", "band_low", "band_high");
+			if (cv->nseeds > 1)
+				fprintf(f, " %14s %14s", "seeds_min", "seeds_max");
 			fputc('\n', f);
 			for (int p = 0; p < cv->npts; p++) {
 				const struct sim_result *r = cv->res[m][p];
@@ -38,6 +40,12 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 					fprintf(f, " %12.6f", r->makespan_s);
 				if (cv->has_band)
 					fprintf(f, " %14.0f %14.0f", cv->band_lo[m][p], cv->band_hi[m][p]);
+				if (cv->nseeds > 1) {
+					double lo, hi;
+
+					curve_seed_range(cv, m, p, &lo, &hi);
+					fprintf(f, cv->fixed_work ? " %14.6f %14.6f" : " %14.0f %14.0f", lo, hi);
+				}
 				fputc('\n', f);
 			}
 		}
@@ -48,22 +56,60 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 
 /* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
  * task count, in each mode both have. */
+void curve_seed_range(const struct curve *c, int mode, int point, double *lo, double *hi)
+{
+	const double *v = c->seedv + ((size_t)mode * c->npts + point) * c->nseeds;
+
+	*lo = *hi = v[0];
+	for (int k = 1; k < c->nseeds; k++) {
+		*lo = v[k] < *lo ? v[k] : *lo;
+		*hi = v[k] > *hi ? v[k] : *hi;
+	}
+}
+
+/* The second's gain over the first from one pair of results: ops/s ratio, or makespan speedup. */
+static double gain(int fixed, double a, double b)
+{
+	if (fixed)
+		return b > 0 ? a / b : 0;
+	return a > 0 ? b / a : 0;
+}
+
 void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
 {
+	/* the same seeds for both: the spread of the gain, seed by seed */
+	int seeds = a->nseeds > 1 && a->nseeds == b->nseeds && a->fixed_work == b->fixed_work;
+
 	for (int m = 0; m < 2; m++) {
 		int fixed = a->fixed_work && b->fixed_work;
 
 		if (!a->has_mode[m] || !b->has_mode[m] || a->npts != b->npts)
 			continue;
 		fprintf(f, "\n%s over %s  [%s]\n", b->label, a->label, mode_name[m]);
-		fprintf(f, "  %6s %14s  %s\n", "tasks", fixed ? "speedup" : "ratio",
+		fprintf(f, "  %6s %14s", "tasks", fixed ? "speedup" : "ratio");
+		if (seeds)
+			fprintf(f, " %14s %14s", "seeds_min", "seeds_max");
+		fprintf(f, "  %s\n",
 			fixed ? "(makespan of the first / of the second)" : "(ops/s of the second / of the first)");
 		for (int p = 0; p < a->npts; p++) {
 			const struct sim_result *ra = a->res[m][p], *rb = b->res[m][p];
-			double v = fixed ? (rb->makespan_s > 0 ? ra->makespan_s / rb->makespan_s : 0)
-					 : (ra->ops_per_s > 0 ? rb->ops_per_s / ra->ops_per_s : 0);
 
-			fprintf(f, "  %6d %14.3f\n", a->tasks[p], v);
+			fprintf(f, "  %6d %14.3f", a->tasks[p],
+				gain(fixed, fixed ? ra->makespan_s : ra->ops_per_s,
+				     fixed ? rb->makespan_s : rb->ops_per_s));
+			if (seeds) {
+				size_t at = ((size_t)m * a->npts + p) * a->nseeds;
+				double lo = 0, hi = 0;
+
+				for (int k = 0; k < a->nseeds; k++) {
+					double g = gain(fixed, a->seedv[at + k], b->seedv[at + k]);
+
+					lo = !k || g < lo ? g : lo;
+					hi = !k || g > hi ? g : hi;
+				}
+				fprintf(f, " %14.3f %14.3f", lo, hi);
+			}
+			fputc('\n', f);
 		}
 	}
 }
@@ -148,6 +194,13 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 				if (cv->has_band)
 					fprintf(f, ", \"band_low\": %.6g, \"band_high\": %.6g", cv->band_lo[m][p],
 						cv->band_hi[m][p]);
+				if (cv->nseeds > 1) {
+					double lo, hi;
+
+					curve_seed_range(cv, m, p, &lo, &hi);
+					fprintf(f, ", \"seeds\": %d, \"seeds_min\": %.9g, \"seeds_max\": %.9g",
+						cv->nseeds, lo, hi);
+				}
 				fputc('}', f);
 			}
 			fprintf(f, "]}");

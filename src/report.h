@@ -24,6 +24,10 @@ struct curve {
 	/* --band: the range of ops/s with each [fitted] cost at the ends of its 1-sigma range */
 	int has_band;
 	double band_lo[2][REPORT_MAX_POINTS], band_hi[2][REPORT_MAX_POINTS];
+	/* --seeds N: the result of every point under each of N seeds (ops/s, or the makespan with fixed
+	 * work), at seedv[(mode * npts + point) * nseeds + k]; the first is the curve's own */
+	int nseeds;
+	double *seedv;
 	/* measured points to draw over the prediction (mmsim compare) */
 	int nmeas;
 	int meas_tasks[REPORT_MAX_POINTS];
@@ -61,6 +65,8 @@ struct report_ctx {
 };
 
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);
+/* The spread of a point over the seeds: min and max of its seedv values (nseeds > 1). */
+void curve_seed_range(const struct curve *c, int mode, int point, double *lo, double *hi);
 /* The second curve over the first at each task count: ops/s ratio, or makespan speedup. */
 void report_ratio(FILE *f, const struct curve *a, const struct curve *b);
 /* will-it-scale's CSV: one curve; with a band, '# band:' lines follow the rows. */

@@ -245,6 +245,37 @@ printf '%s\n' "$out" | awk '
 ]=] $<TARGET_FILE:mmsim>)
 set_tests_properties(cli_two_curves_ratio PROPERTIES LABELS fast TIMEOUT 60)
 
+# --seeds 3: each row's spread holds the seed-S result, which is the run without --seeds, byte
+# for byte; the gain's spread holds the gain; the spread is not empty.
+add_test(NAME cli_seeds_spread
+  COMMAND sh -c [=[
+args="--machine nehalem-i7-920 --scenario has_pinned_check,has_pinned_write --tasks 1,4,8"
+one=$("$0" $args 2>/dev/null) || exit 1
+out=$("$0" $args --seeds 3 2>/dev/null)
+rc=$?
+printf '%s\n' "$out"
+echo "[mmsim exit status: $rc]"
+[ "$rc" -eq 0 ] || exit 1
+a=$(printf '%s\n' "$one" | awk '$1 ~ /^[0-9]+$/ { print $1, $2 }')
+b=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ { print $1, $2 }')
+[ "$a" = "$b" ] || { echo "FAIL: --seeds changed the seed-S results"; exit 1; }
+printf '%s\n' "$out" | awk '
+  $1 ~ /^[0-9]+$/ && NF >= 4 {
+    v = $2; lo = $(NF - 1); hi = $NF
+    if (lo > v + 0.0005 || hi < v - 0.0005 || lo > hi) { print "FAIL: " $0; bad = 1 }
+    if (hi > lo) wide++
+    rows++
+  }
+  END { if (rows != 9 || !wide) { print "FAIL: " rows " rows with a spread, " wide " of them wide"; bad = 1 } exit bad }' || exit 1
+]=] $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_seeds_spread PROPERTIES LABELS fast TIMEOUT 60)
+mmsim_cli(seeds_too_many fail
+  PATTERNS "--seeds 65 is out of range \\(expected 1 to 64\\)"
+  ARGS --scenario has_pinned_write --seeds 65)
+mmsim_cli(seeds_not_for_explain fail
+  PATTERNS "--seeds is for curves \\(mmsim run\\), not for explain"
+  ARGS explain --scenario has_pinned_write --tasks 2 --seeds 2)
+
 # will-it-scale's CSV: exactly its header, then the 0-task line.
 add_test(NAME cli_csv_header
   COMMAND sh -c [=[
