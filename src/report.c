@@ -54,8 +54,6 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 		report_ratio(f, &c[0], &c[1]);
 }
 
-/* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
- * task count, in each mode both have. */
 void curve_seed_range(const struct curve *c, int mode, int point, double *lo, double *hi)
 {
 	const double *v = c->seedv + ((size_t)mode * c->npts + point) * c->nseeds;
@@ -75,6 +73,8 @@ static double gain(int fixed, double a, double b)
 	return a > 0 ? b / a : 0;
 }
 
+/* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
+ * task count, in each mode both have. */
 void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
 {
 	/* the same seeds for both: the spread of the gain, seed by seed */
