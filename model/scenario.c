@@ -950,11 +950,30 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 	return rc;
 }
 
+/* A step's number: its literal, or the entry NAME of the kernel profile's [@section] (@noun names
+ * it in the error). */
+static int named(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k,
+		 const char *section, const char *noun, double *v, struct mm_error *err)
+{
+	const struct prof_entry *e;
+
+	if (!st->name[0]) {
+		*v = st->literal;
+		return 0;
+	}
+	if (!(e = profile_find(k->p, section, st->name)))
+		return mm_fail(err, MM_ENOENT, "%s:%d:%d: unknown %s '%s': kernel profile %s has no [%s] %s", sc->path,
+			       st->line_no, st->col, noun, st->name, k->p->path, section, st->name);
+	*v = e->num;
+	return 0;
+}
+
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
 		     struct mm_error *err)
 {
-	int stack[64], depth = 0;
+	int stack[64], depth = 0, rc;
 	uint32_t bit = 1u << variant;
+	double v;
 
 	memset(out, 0, sizeof(*out));
 	out->sc = sc;
@@ -1000,57 +1019,23 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->mode = st->mode;
 		in->src_line = st->line_no;
 		in->exp_dist = st->exp_dist;
-		if (st->act == SA_MEMORY) {
-			if (st->name[0]) {
-				if (kernel_batch(k, st->name, &in->count))
-					return program_free(out),
-					       mm_fail(
-						   err, MM_ENOENT,
-						   "%s:%d:%d: unknown size '%s': kernel profile %s has no [batch] %s",
-						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
-			} else {
-				in->count = (int64_t)st->literal;
-			}
+		if (st->act == SA_MEMORY || st->act == SA_REPEAT || st->act == SA_EVERY) {
+			if ((rc = named(sc, st, k, "batch", st->act == SA_MEMORY ? "size" : "count", &v, err)))
+				return program_free(out), rc;
+			in->count = (int64_t)v;
 		}
-		if (st->act == SA_MISS) {
-			if (st->name[0]) {
-				if (kernel_misses(k, st->name, &in->misses))
-					return program_free(out),
-					       mm_fail(
-						   err, MM_ENOENT,
-						   "%s:%d:%d: unknown count '%s': kernel profile %s has no [misses] %s",
-						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
-			} else {
-				in->misses = st->literal;
-			}
-		}
+		if (st->act == SA_MISS && (rc = named(sc, st, k, "misses", "count", &in->misses, err)))
+			return program_free(out), rc;
 		if (st->act == SA_COMPUTE || st->act == SA_IPI) {
-			if (st->name[0]) {
-				if (kernel_cost_cycles(k, st->name, &in->cycles))
-					return program_free(out),
-					       mm_fail(
-						   err, MM_ENOENT,
-						   "%s:%d:%d: unknown cost '%s': kernel profile %s has no [costs] %s",
-						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
-			} else if (st->literal_unit == 1) {
-				in->ns = st->literal;
-			} else {
-				in->cycles = st->literal;
-			}
+			if ((rc = named(sc, st, k, "costs", "cost", &v, err)))
+				return program_free(out), rc;
+			if (!st->name[0] && st->literal_unit == 1)
+				in->ns = v;
+			else
+				in->cycles = v;
 		}
-		if (st->act == SA_REPEAT || st->act == SA_EVERY) {
-			if (st->name[0]) {
-				if (kernel_batch(k, st->name, &in->count))
-					return program_free(out),
-					       mm_fail(
-						   err, MM_ENOENT,
-						   "%s:%d:%d: unknown count '%s': kernel profile %s has no [batch] %s",
-						   sc->path, st->line_no, st->col, st->name, k->p->path, st->name);
-			} else {
-				in->count = (int64_t)st->literal;
-			}
+		if (st->act == SA_REPEAT || st->act == SA_EVERY)
 			stack[depth++] = out->n;
-		}
 		out->n++;
 	}
 	if (check_lock_pairs(sc, variant, out, err)) {
