@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 struct reader {
 	const char *pos;
 	int line;
-	char pending[320]; /* comment lines seen since the last key */
+	char pending[320];     /* comment lines seen since the last key */
+	unsigned pending_tags; /* bit t: some of those lines (even beyond pending's room) carries tag t */
 	struct profile *p;
 	const char *origin;
 	struct mm_error *err;
@@ -29,6 +31,24 @@ static void append_note(char *dst, size_t cap, const char *text)
 	if (len && len + 1 < cap)
 		dst[len++] = ' ', dst[len] = 0;
 	snprintf(dst + len, cap - len, "%s", text);
+}
+
+/* The tag a comment line of @len bytes carries; the first of the list when it has several. */
+static enum prof_tag tag_of(const char *line, size_t len)
+{
+	static const struct {
+		const char *word;
+		enum prof_tag tag;
+	} tags[] = {{"[measured]", PROF_MEASURED},
+		    {"[vendor]", PROF_VENDOR},
+		    {"[derived]", PROF_DERIVED},
+		    {"[assumed]", PROF_ASSUMED},
+		    {"[fitted]", PROF_FITTED}};
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (memmem(line, len, tags[i].word, strlen(tags[i].word)))
+			return tags[i].tag;
+	return PROF_UNTAGGED;
 }
 
 static char *reader_next(char *str, int num, void *stream)
@@ -58,13 +78,14 @@ static char *reader_next(char *str, int num, void *stream)
 			while (c < s + n && *c != '\n' && *c != '\r' && k + 1 < sizeof(text))
 				text[k++] = *c++;
 			text[k] = 0;
+			r->pending_tags |= 1u << tag_of(s, n);
 			append_note(r->pending, sizeof(r->pending), text);
 			r->pos = s + n;
 			strcpy(str, "\n");
 			return str;
 		}
 		if (*c == '[')
-			r->pending[0] = 0;
+			r->pending[0] = 0, r->pending_tags = 0;
 	}
 	if (n >= (size_t)num) {
 		/* inih reads lines of at most num - 1 bytes: refuse, rather than split, a longer one */
@@ -80,28 +101,65 @@ static char *reader_next(char *str, int num, void *stream)
 	return str;
 }
 
-static enum prof_tag tag_of(const char *note)
-{
-	static const struct {
-		const char *word;
-		enum prof_tag tag;
-	} tags[] = {{"[measured]", PROF_MEASURED},
-		    {"[vendor]", PROF_VENDOR},
-		    {"[derived]", PROF_DERIVED},
-		    {"[assumed]", PROF_ASSUMED},
-		    {"[fitted]", PROF_FITTED}};
-
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (strstr(note, tags[i].word))
-			return tags[i].tag;
-	return PROF_UNTAGGED;
-}
-
 const char *prof_tag_name(enum prof_tag t)
 {
 	static const char *const names[] = {"untagged", "measured", "vendor", "derived", "assumed", "fitted"};
 
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
+}
+
+size_t profile_decimal_len(const char *s)
+{
+	size_t i = 0, digits;
+
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	digits = strspn(s + i, "0123456789");
+	i += digits;
+	if (s[i] == '.') {
+		size_t frac = strspn(s + i + 1, "0123456789");
+
+		digits += frac;
+		i += 1 + frac;
+	}
+	if (!digits)
+		return 0;
+	if (s[i] == 'e' || s[i] == 'E') {
+		size_t j = i + 1 + (s[i + 1] == '+' || s[i + 1] == '-');
+		size_t exp = strspn(s + j, "0123456789");
+
+		if (exp)
+			i = j + exp;
+	}
+	return i;
+}
+
+/* A key is a name, as [layout] fields and [costs] functions are: not 'key [assumed]'. */
+static int is_key_name(const char *s)
+{
+	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(s);
+}
+
+/* Refuse what the fixed buffers of an entry would cut: two names sharing their start would merge. */
+static int entry_fits(struct reader *r, const char *section, const char *name, const char *value)
+{
+	const struct {
+		const char *what, *text;
+		size_t cap;
+	} f[] = {{"section name", section, sizeof(((struct prof_entry *)0)->section)},
+		 {"key", name, sizeof(((struct prof_entry *)0)->key)},
+		 {"value", value, sizeof(((struct prof_entry *)0)->value)}};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (strlen(f[i].text) >= f[i].cap)
+			return mm_fail(r->err, MM_EPARSE, "%s:%d: %s '%.40s...' is longer than %zu characters",
+				       r->origin, r->line, f[i].what, f[i].text, f[i].cap - 1);
+	if (!is_key_name(name))
+		return mm_fail(r->err, MM_EPARSE,
+			       "%s:%d: key '%s' in [%s]: expected a name (letters, digits, '_', '.', '-'); a "
+			       "provenance tag goes on the '#' line above it",
+			       r->origin, r->line, name, section);
+	return 0;
 }
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)
@@ -113,6 +171,10 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 	if (r->failed)
 		return 0; /* keep the first error */
+	if (entry_fits(r, section, name, value)) {
+		r->failed = 1;
+		return 0;
+	}
 	if (profile_find(p, section, name)) {
 		mm_fail(r->err, MM_EPARSE, "%s:%d: key '%s' appears twice in [%s]", r->origin, r->line, name, section);
 		r->failed = 1;
@@ -137,11 +199,17 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	snprintf(e->value, sizeof(e->value), "%s", value);
 	errno = 0;
 	e->num = strtod(value, &end);
-	e->is_num = end != value && *end == 0 && errno == 0 && isfinite(e->num);
+	e->is_num =
+	    end != value && *end == 0 && errno == 0 && isfinite(e->num) && profile_decimal_len(value) == strlen(value);
 	e->line = r->line;
 	snprintf(e->note, sizeof(e->note), "%s", r->pending);
-	e->tag = tag_of(e->note);
+	/* from every comment line, whole: a long note may not fit e->note */
+	e->tag = PROF_UNTAGGED;
+	for (int t = PROF_MEASURED; t <= PROF_FITTED && !e->tag; t++)
+		if (r->pending_tags & (1u << t))
+			e->tag = (enum prof_tag)t;
 	r->pending[0] = 0;
+	r->pending_tags = 0;
 	return 1;
 }
 
@@ -335,7 +403,8 @@ int profile_copy(struct profile *dst, const struct profile *src)
 	dst->e = malloc((src->cap ? src->cap : 1) * sizeof(*dst->e));
 	if (!dst->e)
 		return MM_ENOMEM;
-	memcpy(dst->e, src->e, src->nentries * sizeof(*dst->e));
+	if (src->nentries) /* an empty profile may have no array at all */
+		memcpy(dst->e, src->e, src->nentries * sizeof(*dst->e));
 	return 0;
 }
 
@@ -388,24 +457,6 @@ static int need(const struct profile *p, const char *sec, const char *key, struc
 	*out = profile_find(p, sec, key);
 	if (!*out)
 		return mm_fail(err, MM_EPARSE, "%s: missing key '%s' in section [%s]", p->path, key, sec);
-	return 0;
-}
-
-static int need_num(const struct profile *p, const char *sec, const char *key, double lo, double hi, double *v,
-		    struct mm_error *err)
-{
-	struct prof_entry *e;
-	int rc = need(p, sec, key, &e, err);
-
-	if (rc)
-		return rc;
-	if (!e->is_num)
-		return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected a number", p->path, e->line, sec, key,
-			       e->value);
-	if (e->num < lo || e->num > hi)
-		return mm_fail(err, MM_ERANGE, "%s:%d: [%s] %s = %g is impossible (expected %g to %g)", p->path,
-			       e->line, sec, key, e->num, lo, hi);
-	*v = e->num;
 	return 0;
 }
 
@@ -471,11 +522,100 @@ static int check_hw_keys(const struct profile *p, struct mm_error *err)
 	return 0;
 }
 
+/* A decimal integer as written (no sign, point or exponent): counts, flags, core numbers. */
+static int is_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+enum hw_kind { HK_NS, HK_REAL, HK_MIB, HK_INT };
+
+/*
+ * The numbers of a hardware profile, in the order they are checked, and their ranges.
+ * Latencies and other durations are in ns and become ps: one that is not 0 must be at least
+ * 0.001 ns, the simulator's tick, or it would silently round to 0.  Only the keys marked
+ * zero_ok may be 0, because there 0 is a case the model handles: an atomic that costs nothing
+ * over a plain access, a spinner that re-reads at once (sim.c's refetch), an instant wake-up,
+ * an IPI (what-if) or a wake_up_q() step that costs nothing, no jitter, no home snoop.  A line
+ * transfer, a DRAM access or a bandwidth is never free.  Counts and flags (HK_INT) are decimal
+ * integers; "1e3" or "0x10" is refused.
+ */
+static const struct hw_num {
+	const char *sec, *key;
+	enum hw_kind kind;
+	double lo, hi; /* HK_NS: of a value that is not 0 */
+	int zero_ok;
+	int optional; /* absent: dflt */
+	double dflt;
+	size_t off; /* in struct hw_profile */
+} hw_nums[] = {
+    {"latency", "self", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_SELF])},
+    {"latency", "smt", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_SMT])},
+    {"latency", "l3", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_L3])},
+    {"latency", "package", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_PACKAGE])},
+    {"latency", "remote", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_REMOTE])},
+    {"latency", "memory_local", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, mem_local_ps)},
+    {"latency", "memory_remote", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, mem_remote_ps)},
+    {"latency", "atomic", HK_NS, 0.001, 1e4, 1, 0, 0, offsetof(struct hw_profile, atomic_ps)},
+    {"coherence", "batch_limit", HK_INT, 1, 1e6, 0, 0, 0, offsetof(struct hw_profile, batch_limit)},
+    {"coherence", "home_snoop", HK_INT, 0, 1, 1, 0, 0, offsetof(struct hw_profile, home_snoop)},
+    {"bandwidth", "node_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_node_gbs)},
+    {"bandwidth", "task_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_task_gbs)},
+    {"cpu", "smt_factor", HK_REAL, 1, 4, 0, 0, 0, offsetof(struct hw_profile, smt_factor)},
+    {"cpu", "pause_ns", HK_NS, 0.001, 1e5, 1, 0, 0, offsetof(struct hw_profile, pause_ps)},
+    {"cpu", "wakeup_ns", HK_NS, 0.001, 1e8, 1, 0, 0, offsetof(struct hw_profile, wakeup_ps)},
+    {"cpu", "jitter", HK_REAL, 0, 0.5, 1, 0, 0, offsetof(struct hw_profile, jitter)},
+    /* optional (profiles older than IPIs): 2 us, README "Profiles" */
+    {"cpu", "ipi_ns", HK_NS, 0.001, 1e6, 1, 1, 2000, offsetof(struct hw_profile, ipi_ps)},
+    /* optional: each further task one wake_up_q() wakes costs the waker this (try_to_wake_up) */
+    {"cpu", "wake_step_ns", HK_NS, 0.001, 1e6, 1, 1, 300, offsetof(struct hw_profile, wake_step_ps)},
+    /* optional: without it, a scenario's 'miss' steps never go cold (README "Cold lines") */
+    {"cache", "llc_mib", HK_MIB, 0.01, 1e6, 0, 1, 0, offsetof(struct hw_profile, llc_bytes)},
+};
+
+static int hw_num_set(struct hw_profile *hw, const struct profile *p, const struct hw_num *n, struct mm_error *err)
+{
+	char *dst = (char *)hw + n->off;
+	struct prof_entry *e = profile_find(p, n->sec, n->key);
+	double v = n->dflt;
+	int rc;
+
+	if (!e && !n->optional && (rc = need(p, n->sec, n->key, &e, err)))
+		return rc;
+	if (e) {
+		if (!e->is_num)
+			return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected a number", p->path, e->line,
+				       n->sec, n->key, e->value);
+		if (n->kind == HK_INT && !is_digits(e->value))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [%s] %s = '%s': expected a whole number (decimal digits)", p->path,
+				       e->line, n->sec, n->key, e->value);
+		v = e->num;
+		if (!(v == 0 && n->zero_ok) && (v < n->lo || v > n->hi))
+			return mm_fail(err, MM_ERANGE, "%s:%d: [%s] %s = %g is impossible (expected %s%g to %g)",
+				       p->path, e->line, n->sec, n->key, v, n->zero_ok && n->lo > 0 ? "0, or " : "",
+				       n->lo, n->hi);
+	}
+	switch (n->kind) {
+	case HK_NS:
+		*(int64_t *)dst = ns_to_ps(v);
+		break;
+	case HK_REAL:
+		*(double *)dst = v;
+		break;
+	case HK_MIB:
+		*(double *)dst = v * 1048576.0;
+		break;
+	case HK_INT:
+		*(int *)dst = (int)v;
+		break;
+	}
+	return 0;
+}
+
 int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_error *err)
 {
-	static const char *const lat_keys[TOPO_NDIST] = {"self", "smt", "l3", "package", "remote"};
 	char arb[32];
-	double v;
 	int rc;
 
 	memset(hw, 0, sizeof(*hw));
@@ -485,21 +625,6 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	    (rc = need_str(p, "machine", "description", hw->description, sizeof(hw->description), err)) ||
 	    (rc = need_str(p, "machine", "topology", hw->topology, sizeof(hw->topology), err)))
 		return rc;
-	for (int d = 0; d < TOPO_NDIST; d++) {
-		if ((rc = need_num(p, "latency", lat_keys[d], 0, 100000, &v, err)))
-			return rc;
-		hw->lat_ps[d] = ns_to_ps(v);
-	}
-	if ((rc = need_num(p, "latency", "memory_local", 0, 100000, &v, err)))
-		return rc;
-	hw->mem_local_ps = ns_to_ps(v);
-	if ((rc = need_num(p, "latency", "memory_remote", 0, 100000, &v, err)))
-		return rc;
-	hw->mem_remote_ps = ns_to_ps(v);
-	if ((rc = need_num(p, "latency", "atomic", 0, 10000, &v, err)))
-		return rc;
-	hw->atomic_ps = ns_to_ps(v);
-
 	if ((rc = need_str(p, "coherence", "arbitration", arb, sizeof(arb), err)))
 		return rc;
 	if (!strcmp(arb, "fifo")) {
@@ -512,46 +637,9 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 		return mm_fail(err, MM_EPARSE, "%s:%d: arbitration = '%s': expected 'fifo' or 'local-first'", p->path,
 			       e->line, arb);
 	}
-	if ((rc = need_num(p, "coherence", "batch_limit", 1, 1e6, &v, err)))
-		return rc;
-	if (v != floor(v))
-		return mm_fail(err, MM_EPARSE, "%s:%d: [coherence] batch_limit = %g: expected a whole number", p->path,
-			       profile_find(p, "coherence", "batch_limit")->line, v);
-	hw->batch_limit = (int)v;
-	if ((rc = need_num(p, "coherence", "home_snoop", 0, 1, &v, err)))
-		return rc;
-	if (v != 0 && v != 1)
-		return mm_fail(err, MM_EPARSE, "%s:%d: [coherence] home_snoop = %g: expected 0 or 1", p->path,
-			       profile_find(p, "coherence", "home_snoop")->line, v);
-	hw->home_snoop = v != 0;
-	if ((rc = need_num(p, "bandwidth", "node_gbs", 0.01, 1e5, &hw->bw_node_gbs, err)) ||
-	    (rc = need_num(p, "bandwidth", "task_gbs", 0.01, 1e5, &hw->bw_task_gbs, err)))
-		return rc;
-	if ((rc = need_num(p, "cpu", "smt_factor", 1, 4, &hw->smt_factor, err)))
-		return rc;
-	if ((rc = need_num(p, "cpu", "pause_ns", 0, 1e5, &v, err)))
-		return rc;
-	hw->pause_ps = ns_to_ps(v);
-	if ((rc = need_num(p, "cpu", "wakeup_ns", 0, 1e8, &v, err)))
-		return rc;
-	hw->wakeup_ps = ns_to_ps(v);
-	if ((rc = need_num(p, "cpu", "jitter", 0, 0.5, &hw->jitter, err)))
-		return rc;
-	/* optional (profiles older than IPIs): 2 us, README "Profiles" */
-	v = 2000;
-	if (profile_find(p, "cpu", "ipi_ns") && (rc = need_num(p, "cpu", "ipi_ns", 0, 1e6, &v, err)))
-		return rc;
-	hw->ipi_ps = ns_to_ps(v);
-	/* optional: each further task one wake_up_q() wakes costs the waker this (try_to_wake_up) */
-	v = 300;
-	if (profile_find(p, "cpu", "wake_step_ns") && (rc = need_num(p, "cpu", "wake_step_ns", 0, 1e6, &v, err)))
-		return rc;
-	hw->wake_step_ps = ns_to_ps(v);
-	/* optional: without it, a scenario's 'miss' steps never go cold (README "Cold lines") */
-	v = 0;
-	if (profile_find(p, "cache", "llc_mib") && (rc = need_num(p, "cache", "llc_mib", 0.01, 1e6, &v, err)))
-		return rc;
-	hw->llc_bytes = v * 1048576.0;
+	for (size_t i = 0; i < sizeof(hw_nums) / sizeof(hw_nums[0]); i++)
+		if ((rc = hw_num_set(hw, p, &hw_nums[i], err)))
+			return rc;
 
 	/* [frequency] ACTIVE_CORES = GHZ, in increasing order of cores */
 	for (int i = 0; i < p->nentries; i++) {
@@ -562,7 +650,7 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 		if (strcmp(e->section, "frequency"))
 			continue;
 		cores = strtol(e->key, &end, 10);
-		if (*end || cores < 1)
+		if (*end || !is_digits(e->key) || cores < 1 || cores > (1L << 20))
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: [frequency] key '%s': expected a number of active cores (1, 2, ...)",
 				       p->path, e->line, e->key);
@@ -591,6 +679,38 @@ double hw_freq_ghz(const struct hw_profile *hw, int active_cores)
 		if (active_cores <= hw->freq_cores[i])
 			return hw->freq_ghz[i];
 	return hw->freq_ghz[hw->nfreq - 1];
+}
+
+/* MAJOR.MINOR, as in the profile names linux-6.6 and a scenario's 'kernel 6.6'. */
+int profile_is_version(const char *s)
+{
+	size_t major = strspn(s, "0123456789"), minor;
+
+	if (!major || major > 4 || s[major] != '.')
+		return 0;
+	minor = strspn(s + major + 1, "0123456789");
+	return minor && minor <= 4 && !s[major + 1 + minor];
+}
+
+/* [kernel] version and each release [kernel] covers names are versions. */
+static int check_versions(const struct profile *p, struct mm_error *err)
+{
+	const struct prof_entry *e = profile_find(p, "kernel", "version");
+	char buf[sizeof(e->value)], *save, *w;
+
+	if (e && !profile_is_version(e->value))
+		return mm_fail(err, MM_EPARSE, "%s:%d: [kernel] version = '%s': expected MAJOR.MINOR (e.g. 6.6)",
+			       p->path, e->line, e->value);
+	e = profile_find(p, "kernel", "covers");
+	if (!e)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", e->value);
+	for (w = strtok_r(buf, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+		if (!profile_is_version(w))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [kernel] covers: '%s' is not a version (expected MAJOR.MINOR, e.g. 6.6)",
+				       p->path, e->line, w);
+	return 0;
 }
 
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err)
@@ -630,6 +750,8 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 					       fields[i].dst, list);
 		}
 	}
+	if ((rc = check_versions(p, err)))
+		return rc;
 	snprintf(k->rwsem, sizeof(k->rwsem), "rwsem");
 	for (int i = 0; i < p->nentries; i++) {
 		const struct prof_entry *e = &p->e[i];
@@ -646,12 +768,17 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 					       p->path, e->line, e->key);
 		}
 
-		if (!strcmp(e->section, "costs") && (!e->is_num || e->num < 0 || e->num > 1e10))
-			return mm_fail(err, MM_EPARSE, "%s:%d: [costs] %s = '%s': expected cycles, a number >= 0",
+		/* a kernel function's cost is never 0 (a step that does nothing is left out with 'when');
+		 * at least 0.01 cycles, 1 ps at the 10 GHz [frequency] allows, so it never rounds to 0 */
+		if (!strcmp(e->section, "costs") && (!e->is_num || e->num < 0.01 || e->num > 1e10))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [costs] %s = '%s': expected cycles, a number from 0.01 to 1e10 "
+				       "(a cost is never 0)",
 				       p->path, e->line, e->key, e->value);
-		if (!strcmp(e->section, "batch") &&
-		    (!e->is_num || e->num < 1 || e->num > 1e9 || e->num != floor(e->num)))
-			return mm_fail(err, MM_EPARSE, "%s:%d: [batch] %s = '%s': expected a whole number >= 1",
+		if (!strcmp(e->section, "batch") && (!e->is_num || !is_digits(e->value) || e->num < 1 || e->num > 1e9))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [batch] %s = '%s': expected a whole number >= 1 (decimal digits, at "
+				       "most 1000000000)",
 				       p->path, e->line, e->key, e->value);
 		if (!strcmp(e->section, "misses") && (!e->is_num || e->num < 0 || e->num > 1e6))
 			return mm_fail(err, MM_EPARSE,

@@ -50,6 +50,9 @@ int profile_parse(struct profile *p, const char *origin, const char *text, struc
 int profile_load(struct profile *p, const char *kind, const char *name_or_path, struct mm_error *err);
 int profile_copy(struct profile *dst, const struct profile *src);
 void profile_free(struct profile *p);
+/* Length of the decimal number that starts @s ([+-]DIGITS[.DIGITS][e[+-]DIGITS]), 0 if none:
+ * strtod() alone would also take hex, "inf" and "nan", which no mmsim input means. */
+size_t profile_decimal_len(const char *s);
 /* Read a whole text file (at most 16 MiB) into a malloc()ed string. */
 int mm_read_text_file(const char *path, char **out, struct mm_error *err);
 
@@ -107,6 +110,8 @@ struct kernel_profile {
 };
 
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err);
+/* A kernel version as profiles and scenarios write it: MAJOR.MINOR, decimal ("6.6", "5.11"). */
+int profile_is_version(const char *s);
 /* A named cost in cycles; returns 0 and sets *cycles, or MM_ENOENT. */
 int kernel_cost_cycles(const struct kernel_profile *k, const char *name, double *cycles);
 /* A named [misses] entry: accesses that go to DRAM when the step runs cold; 0 or MM_ENOENT. */

@@ -80,7 +80,7 @@ static int tokenize(struct parser *p, const char *s, size_t len)
 	p->ntok = 0;
 	while (i < len) {
 		struct tok *t;
-		size_t k = 0;
+		size_t k = 0, n = 0;
 
 		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
 			i++;
@@ -96,7 +96,7 @@ static int tokenize(struct parser *p, const char *s, size_t len)
 			while (i < len && s[i] != '"') {
 				if (k + 1 < sizeof(t->text))
 					t->text[k++] = s[i];
-				i++;
+				i++, n++;
 			}
 			if (i >= len)
 				return perr(p, t->col, "unterminated string (expected a closing '\"')");
@@ -105,10 +105,14 @@ static int tokenize(struct parser *p, const char *s, size_t len)
 			while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '#') {
 				if (k + 1 < sizeof(t->text))
 					t->text[k++] = s[i];
-				i++;
+				i++, n++;
 			}
 		}
 		t->text[k] = 0;
+		/* a cut word could name something else, or merge with another name */
+		if (n >= sizeof(t->text))
+			return perr(p, t->col, "%s of %zu characters (at most %zu)", t->quoted ? "a text" : "a word", n,
+				    sizeof(t->text) - 1);
 	}
 	return 0;
 }
@@ -142,6 +146,23 @@ static int want_end_of_line(struct parser *p, int i)
 	return 0;
 }
 
+static int is_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* A decimal number that starts @t (not hex, inf or nan): its value and where it ends; 0, or -1. */
+static int parse_decimal(const char *t, double *v, const char **end)
+{
+	size_t n = profile_decimal_len(t);
+	char *e;
+
+	errno = 0;
+	*v = strtod(t, &e);
+	*end = e;
+	return n && e == t + n && !errno && isfinite(*v) ? 0 : -1;
+}
+
 static int parse_count(struct parser *p, int i, long lo, long hi, long *v)
 {
 	char *end;
@@ -150,8 +171,8 @@ static int parse_count(struct parser *p, int i, long lo, long hi, long *v)
 		return perr(p, 1, "expected a number at the end of the line");
 	errno = 0;
 	*v = strtol(p->tok[i].text, &end, 10);
-	if (*end || end == p->tok[i].text || errno)
-		return perr(p, p->tok[i].col, "expected a whole number, found '%s'", p->tok[i].text);
+	if (*end || end == p->tok[i].text || errno || !is_digits(p->tok[i].text))
+		return perr(p, p->tok[i].col, "expected a whole number in decimal digits, found '%s'", p->tok[i].text);
 	if (*v < lo || *v > hi)
 		return perr(p, p->tok[i].col, "%ld is out of range (expected %ld to %ld)", *v, lo, hi);
 	return 0;
@@ -259,6 +280,10 @@ static int parse_variant(struct parser *p)
 			    "expected 'kernel VERSION' after the variant name (e.g. kernel 5.11)");
 	if (p->ntok < 4 || p->tok[3].quoted)
 		return perr(p, 1, "expected a kernel version after 'kernel' (e.g. 5.11)");
+	if (!profile_is_version(p->tok[3].text))
+		return perr(p, p->tok[3].col,
+			    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '%s'",
+			    p->tok[3].text);
 	snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[3].text);
 	if (p->ntok < 5 || !p->tok[4].quoted)
 		return perr(p, p->ntok < 5 ? 1 : p->tok[4].col,
@@ -301,7 +326,7 @@ static int fn_index(struct parser *p, const char *name)
 			return i;
 	if (grow((void **)&sc->fn, &p->cap_fn, sc->nfn, sizeof(*sc->fn)))
 		return MM_ENOMEM;
-	snprintf(sc->fn[sc->nfn], SC_NAME, "%s", name);
+	snprintf(sc->fn[sc->nfn], SC_NAME, "%.*s", SC_NAME - 1, name); /* the caller checked its length */
 	return sc->nfn++;
 }
 
@@ -318,6 +343,10 @@ static int parse_objref(struct parser *p, int i, struct sc_step *st, int want_lo
 	br = strchr(t, '[');
 	snprintf(name, sizeof(name), "%.*s", (int)(br ? br - t : (long)strlen(t)), t);
 	o = find_obj(p->sc, name);
+	/* cut to the buffer, it could match another declared name */
+	if ((size_t)(br ? br - t : (long)strlen(t)) >= sizeof(name))
+		return perr(p, p->tok[i].col, "expected %s (a name of at most %zu characters), found '%s'",
+			    want_lock ? "a lock" : "a field", sizeof(name) - 1, t);
 	if (o < 0)
 		return perr(p, p->tok[i].col, "unknown %s '%s' (declare it with '%s' first)",
 			    want_lock ? "lock" : "field", name, want_lock ? "lock" : "field");
@@ -335,9 +364,11 @@ static int parse_objref(struct parser *p, int i, struct sc_step *st, int want_lo
 		} else if (!strncmp(br, "[i/", 3)) {
 			errno = 0;
 			div = strtol(br + 3, &end, 10);
-			if (errno || div < 1 || strcmp(end, "]"))
+			if (errno || div < 1 || div > (1L << 30) || strcmp(end, "]") ||
+			    strspn(br + 3, "0123456789") != (size_t)(end - (br + 3)))
 				return perr(p, p->tok[i].col + (int)(br - t),
-					    "expected an index '[i]' or '[i/K]' with K a whole number >= 1");
+					    "expected an index '[i]' or '[i/K]' with K a whole number >= 1 (decimal "
+					    "digits, at most 2^30)");
 		} else {
 			return perr(p, p->tok[i].col + (int)(br - t),
 				    "expected an index '[i]' or '[i/K]' (i is the innermost repeat's counter)");
@@ -350,8 +381,7 @@ static int parse_objref(struct parser *p, int i, struct sc_step *st, int want_lo
 /* a cost: NAME, or a literal like 120ns / 300cycles */
 static int parse_cost(struct parser *p, int i, struct sc_step *st)
 {
-	const char *t;
-	char *end;
+	const char *t, *end;
 
 	if (i >= p->ntok)
 		return perr(p, 1,
@@ -359,17 +389,21 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 			    "a literal like 120ns or 300cycles");
 	t = p->tok[i].text;
 	if (isdigit((unsigned char)t[0]) || t[0] == '.') {
-		errno = 0;
-		st->literal = strtod(t, &end);
+		int bad = parse_decimal(t, &st->literal, &end);
+		/* 0 is a what-if (the step's work removed); else at least 1 ps, the simulator's tick,
+		 * at any frequency a profile allows (10 GHz: 0.01 cycles) */
+		double least = 0;
+
 		if (!strcmp(end, "ns"))
-			st->literal_unit = 1;
+			st->literal_unit = 1, least = 0.001;
 		else if (!strcmp(end, "cycles"))
-			st->literal_unit = 2;
+			st->literal_unit = 2, least = 0.01;
 		else
 			return perr(p, p->tok[i].col,
-				    "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns)");
-		if (errno || !isfinite(st->literal) || st->literal < 0 || st->literal > 1e12)
-			return perr(p, p->tok[i].col, "impossible cost '%s' (expected 0 to 1e12)", t);
+				    "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns), found '%s'", t);
+		if (bad || (st->literal != 0 && st->literal < least) || st->literal > 1e12)
+			return perr(p, p->tok[i].col, "impossible cost '%s' (expected 0, or %g%s to 1e12%s)", t, least,
+				    end, end);
 		return 0;
 	}
 	if (!is_ident(t) || strlen(t) >= SC_NAME)
@@ -381,17 +415,15 @@ static int parse_cost(struct parser *p, int i, struct sc_step *st)
 /* DRAM accesses when cold: a number like 0.5, or a name from the kernel profile's [misses] */
 static int parse_misses(struct parser *p, int i, struct sc_step *st)
 {
-	const char *t;
-	char *end;
+	const char *t, *end;
 
 	if (i >= p->ntok)
 		return perr(p, 1, "expected a count after 'miss': a number like 0.5, or a name from [misses]");
 	t = p->tok[i].text;
 	if (isdigit((unsigned char)t[0]) || t[0] == '.') {
-		errno = 0;
-		st->literal = strtod(t, &end);
-		if (*end || errno || !isfinite(st->literal) || st->literal < 0 || st->literal > 1e6)
-			return perr(p, p->tok[i].col, "impossible count '%s' after 'miss' (expected 0 to 1e6)", t);
+		if (parse_decimal(t, &st->literal, &end) || *end || st->literal < 0 || st->literal > 1e6)
+			return perr(p, p->tok[i].col,
+				    "impossible count '%s' after 'miss' (expected a decimal number, 0 to 1e6)", t);
 		return 0;
 	}
 	return want_ident(p, i, "a count (0.5) or a [misses] name", st->name);
@@ -404,22 +436,23 @@ static int parse_bytes(struct parser *p, int i, struct sc_step *st)
 		const char *suffix;
 		double mult;
 	} units[] = {{"", 1}, {"B", 1}, {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824}};
-	const char *t;
-	char *end;
+	const char *t, *end;
+	int bad;
 
 	if (i >= p->ntok)
 		return perr(p, 1, "expected a size after 'memory': bytes like 4096, 4KiB or 2MiB, or a [batch] name");
 	t = p->tok[i].text;
 	if (!isdigit((unsigned char)t[0]))
 		return want_ident(p, i, "a size (4096, 4KiB, 2MiB) or a [batch] name", st->name);
-	errno = 0;
-	st->literal = strtod(t, &end);
+	bad = parse_decimal(t, &st->literal, &end);
 	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
 		if (strcmp(end, units[u].suffix))
 			continue;
 		st->literal *= units[u].mult;
-		if (errno || !isfinite(st->literal) || st->literal < 1 || st->literal > 1e15)
-			return perr(p, p->tok[i].col, "impossible size '%s' (expected 1 byte to 1e15)", t);
+		/* whole bytes: 4.5MiB is, 1.5B is not (a count of bytes would silently drop the half) */
+		if (bad || st->literal < 1 || st->literal > 1e15 || st->literal != floor(st->literal))
+			return perr(p, p->tok[i].col,
+				    "impossible size '%s' (expected a decimal number of whole bytes, 1 to 1e15)", t);
 		return 0;
 	}
 	return perr(p, p->tok[i].col, "expected a size unit after the number: B, KiB, MiB or GiB (e.g. 4KiB)");
@@ -973,7 +1006,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 {
 	int stack[64], depth = 0, rc;
 	uint32_t bit = 1u << variant;
-	double v;
+	double v = 0; /* set by named() on success; gcc -O2 can't see that */
 
 	memset(out, 0, sizeof(*out));
 	out->sc = sc;

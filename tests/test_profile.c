@@ -445,7 +445,35 @@ static const struct bad bad_cases[] = {
      "t.conf:8: ", "[latency] l3 = 'nan': expected a number"},
     /* impossible numbers */
     {"negative", ST_HW, hw_base, "smt = 8\n", "smt = -1\n", MM_ERANGE,
-     "t.conf:7: ", "[latency] smt = -1 is impossible (expected 0 to 100000)"},
+     "t.conf:7: ", "[latency] smt = -1 is impossible (expected 0.001 to 100000)"},
+    /* issue 14: ranges per key; 0 only where the model gives it a meaning */
+    {"zero latency", ST_HW, hw_base, "self = 1\n", "self = 0\n", MM_ERANGE,
+     "t.conf:6: ", "[latency] self = 0 is impossible (expected 0.001 to 100000)"},
+    {"tiny latency", ST_HW, hw_base, "l3 = 30\n", "l3 = 1e-300\n", MM_ERANGE,
+     "t.conf:8: ", "[latency] l3 = 1e-300 is impossible (expected 0.001 to 100000)"},
+    {"zero dram", ST_HW, hw_base, "memory_local = 90\n", "memory_local = 0\n", MM_ERANGE,
+     "t.conf:11: ", "[latency] memory_local = 0 is impossible"},
+    {"tiny atomic", ST_HW, hw_base, "atomic = 6\n", "atomic = 1e-300\n", MM_ERANGE,
+     "t.conf:13: ", "[latency] atomic = 1e-300 is impossible (expected 0, or 0.001 to 10000)"},
+    {"tiny pause", ST_HW, hw_base, "pause_ns = 20\n", "pause_ns = 0.0001\n", MM_ERANGE,
+     "t.conf:26: ", "[cpu] pause_ns = 0.0001 is impossible (expected 0, or 0.001 to 100000)"},
+    {"hex latency", ST_HW, hw_base, "smt = 8\n", "smt = 0x10\n", MM_EPARSE,
+     "t.conf:7: ", "[latency] smt = '0x10': expected a number"},
+    {"infinite bandwidth", ST_HW, hw_base, "node_gbs = 100\n", "node_gbs = inf\n", MM_EPARSE,
+     "t.conf:19: ", "[bandwidth] node_gbs = 'inf': expected a number"},
+    {"hex count", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 0x10\n", MM_EPARSE,
+     "t.conf:16: ", "[coherence] batch_limit = '0x10': expected a number"},
+    {"exponent count", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 1e1\n", MM_EPARSE,
+     "t.conf:16: ", "[coherence] batch_limit = '1e1': expected a whole number (decimal digits)"},
+    {"flag 1.0", ST_HW, hw_base, "home_snoop = 0\n", "home_snoop = 1.0\n", MM_EPARSE,
+     "t.conf:17: ", "[coherence] home_snoop = '1.0': expected a whole number (decimal digits)"},
+    {"frequency cores overflow", ST_HW, hw_base, "4 = 3.0\n", "99999999999 = 3.0\n", MM_EPARSE,
+     "t.conf:23: ", "[frequency] key '99999999999': expected a number of active cores"},
+    {"tag in the key", ST_PARSE, hw_base, "smt = 8\n", "smt [assumed] = 8\n", MM_EPARSE,
+     "t.conf:7: ", "key 'smt [assumed]' in [latency]: expected a name"},
+    {"long key", ST_PARSE, k_base, "work = 100\n",
+     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk = 100\n", MM_EPARSE,
+     "t.conf:12: ", "' is longer than 63 characters"},
     {"too large", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.9\n", MM_ERANGE,
      "t.conf:28: ", "[cpu] jitter = 0.9 is impossible (expected 0 to 0.5)"},
     {"smt factor", ST_HW, hw_base, "smt_factor = 1.5\n", "smt_factor = 0.5\n", MM_ERANGE,
@@ -485,7 +513,23 @@ static const struct bad bad_cases[] = {
     {"missing version", ST_KERNEL, k_base, "version = 9.9\n", "", MM_EPARSE,
      "t.conf: ", "missing key 'version' in section [kernel]"},
     {"negative cost", ST_KERNEL, k_base, "work = 100\n", "work = -5\n", MM_EPARSE,
-     "t.conf:12: ", "[costs] work = '-5': expected cycles, a number >= 0"},
+     "t.conf:12: ", "[costs] work = '-5': expected cycles, a number from 0.01 to 1e10 (a cost is never 0)"},
+    {"zero cost", ST_KERNEL, k_base, "work = 100\n", "work = 0\n", MM_EPARSE,
+     "t.conf:12: ", "[costs] work = '0': expected cycles, a number from 0.01"},
+    {"tiny cost", ST_KERNEL, k_base, "work = 100\n", "work = 1e-300\n", MM_EPARSE,
+     "t.conf:12: ", "[costs] work = '1e-300': expected cycles"},
+    {"hex cost", ST_KERNEL, k_base, "work = 100\n", "work = 0x10\n", MM_EPARSE,
+     "t.conf:12: ", "[costs] work = '0x10': expected cycles"},
+    {"hex batch", ST_KERNEL, k_base, "b = 4\n", "b = 0x10\n", MM_EPARSE,
+     "t.conf:10: ", "[batch] b = '0x10': expected a whole number >= 1 (decimal digits"},
+    {"exponent batch", ST_KERNEL, k_base, "b = 4\n", "b = 1e2\n", MM_EPARSE,
+     "t.conf:10: ", "[batch] b = '1e2': expected a whole number >= 1 (decimal digits"},
+    {"negative version", ST_KERNEL, k_base, "version = 9.9\n", "version = -1\n", MM_EPARSE,
+     "t.conf:3: ", "[kernel] version = '-1': expected MAJOR.MINOR (e.g. 6.6)"},
+    {"version word", ST_KERNEL, k_base, "version = 9.9\n", "version = 9.9-rc1\n", MM_EPARSE,
+     "t.conf:3: ", "[kernel] version = '9.9-rc1': expected MAJOR.MINOR"},
+    {"covers", ST_KERNEL, k_base, "version = 9.9\n", "version = 9.9\ncovers = 9.8 9\n", MM_EPARSE,
+     "t.conf:4: ", "[kernel] covers: '9' is not a version (expected MAJOR.MINOR, e.g. 6.6)"},
     {"cost word", ST_KERNEL, k_base, "work = 100\n", "work = lots\n", MM_EPARSE,
      "t.conf:12: ", "[costs] work = 'lots': expected cycles"},
     {"fractional batch", ST_KERNEL, k_base, "b = 4\n", "b = 2.5\n", MM_EPARSE,
@@ -634,6 +678,60 @@ static void test_long_key_line(void **state)
 	assert_non_null(strstr(err.msg, "long.conf:3: line longer than"));
 }
 
+/* The keys where 0 means something take it: a free atomic, an at-once re-read and wake-up, no jitter,
+ * no home snoop, free IPIs and wake steps, no cold misses; 1 ps is the least non-zero duration. */
+static void test_zero_where_meaningful(void **state)
+{
+	char *text = edit(hw_base, "jitter = 0.02\n", "jitter = 0\nipi_ns = 0\nwake_step_ns = 0.001\n");
+	char *t2 = edit(text, "atomic = 6\n", "atomic = 0\n");
+	char *t3 = edit(t2, "pause_ns = 20\nwakeup_ns = 5000\n", "pause_ns = 0\nwakeup_ns = 0\n");
+	char *kt = edit(k_base, "[costs]\n", "[misses]\nm = 0\n[costs]\n");
+	struct profile p;
+	struct hw_profile hw;
+	struct kernel_profile k;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(profile_parse(&p, "t.conf", t3, &err), 0);
+	if (hw_profile_derive(&hw, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_true(hw.atomic_ps == 0 && hw.pause_ps == 0 && hw.wakeup_ps == 0 && hw.ipi_ps == 0);
+	assert_true(hw.jitter == 0 && hw.home_snoop == 0);
+	assert_true(hw.wake_step_ps == 1);
+	assert_true(hw.lat_ps[TOPO_SELF] == 1000 && hw.batch_limit == 8);
+	/* the optional ones keep their defaults when absent */
+	profile_free(&p);
+	assert_int_equal(profile_parse(&p, "t.conf", hw_base, &err), 0);
+	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
+	assert_true(hw.ipi_ps == 2000000 && hw.wake_step_ps == 300000 && hw.llc_bytes == 0);
+	profile_free(&p);
+	assert_int_equal(profile_parse(&p, "k.conf", kt, &err), 0);
+	if (kernel_profile_derive(&k, &p, &err))
+		fail_msg("%s", err.msg);
+	profile_free(&p);
+	free(kt);
+	free(t3);
+	free(t2);
+	free(text);
+}
+
+/* A tag on a comment line past what the note can hold still tags the entry. */
+static void test_tag_beyond_note(void **state)
+{
+	char text[1024], pad[201];
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	memset(pad, 'n', 150);
+	pad[150] = 0;
+	snprintf(text, sizeof(text), "[cpu]\n# %s\n# %s\n# %s\n# [fitted] by hand\nx = 1\n", pad, pad, pad);
+	assert_int_equal(profile_parse(&p, "tag.conf", text, &err), 0);
+	assert_int_equal(p.e[0].line, 6);
+	assert_int_equal(p.e[0].tag, PROF_FITTED);
+	profile_free(&p);
+}
+
 /* With two errors, the message names the first. */
 static void test_first_error_reported(void **state)
 {
@@ -662,6 +760,8 @@ int main(void)
 	    cmocka_unit_test(test_long_comment_line),
 	    cmocka_unit_test(test_long_key_line),
 	    cmocka_unit_test(test_first_error_reported),
+	    cmocka_unit_test(test_zero_where_meaningful),
+	    cmocka_unit_test(test_tag_beyond_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -736,7 +736,8 @@ struct bad {
 static const struct bad bad_cases[] = {
     /* 'miss' and 'footprint' */
     {HDR "  fn miss -1\n", MM_EPARSE, "bad.scn:8:11: ", "expected a count (0.5) or a [misses] name"},
-    {HDR "  fn miss 2x\n", MM_EPARSE, "bad.scn:8:11: ", "impossible count '2x' after 'miss' (expected 0 to 1e6)"},
+    {HDR "  fn miss 2x\n", MM_EPARSE,
+     "bad.scn:8:11: ", "impossible count '2x' after 'miss' (expected a decimal number, 0 to 1e6)"},
     {HDR "  fn miss\n", MM_EPARSE, "bad.scn:8:1: ", "expected a count after 'miss'"},
     {"scenario x\nfootprint 4MiB\nvariant a kernel 5.11 \"A\"\nbegin\n  fn fence\n", MM_EPARSE,
      "bad.scn:2:1: ", "'footprint' comes after the variants it is for"},
@@ -773,7 +774,8 @@ static const struct bad bad_cases[] = {
     {HDR "  fn compute 12\n", MM_EPARSE,
      "bad.scn:8:14: ", "expected a unit after the number: 'ns' or 'cycles' (e.g. 120ns)"},
     {HDR "  fn compute 12 ns\n", MM_EPARSE, "bad.scn:8:14: ", "expected a unit after the number"},
-    {HDR "  fn compute 1e13ns\n", MM_EPARSE, "bad.scn:8:14: ", "impossible cost '1e13ns' (expected 0 to 1e12)"},
+    {HDR "  fn compute 1e13ns\n", MM_EPARSE,
+     "bad.scn:8:14: ", "impossible cost '1e13ns' (expected 0, or 0.001ns to 1e12ns)"},
     {HDR "  fn compute -5ns\n", MM_EPARSE,
      "bad.scn:8:14: ", "expected a cost name or a literal like 120ns, found '-5ns'"},
     {HDR "  fn compute\n", MM_EPARSE, "bad.scn:8:", "expected a cost after 'compute'"},
@@ -818,6 +820,23 @@ static const struct bad bad_cases[] = {
      "bad.scn:3:1: ", "declare at least one 'variant' before 'begin'"},
     {"  title \"t\"\n", MM_EPARSE, "bad.scn:1:3: ", "expected 'scenario NAME' first, found 'title'"},
     {"scenario 9lives\n", MM_EPARSE, "bad.scn:1:10: ", "expected the scenario name"},
+    /* issue 14: numbers are decimal, finite and in range */
+    {HDR "  fn compute 0x10ns\n", MM_EPARSE, "bad.scn:8:14: ", "impossible cost '0x10ns' (expected 0, or 0.001ns"},
+    {HDR "  fn compute 1e-300ns\n", MM_EPARSE, "bad.scn:8:14: ", "impossible cost '1e-300ns'"},
+    {HDR "  fn ipi 0.001cycles\n", MM_EPARSE, "bad.scn:8:10: ", "(expected 0, or 0.01cycles to 1e12cycles)"},
+    {HDR "  fn compute 1e999ns\n", MM_EPARSE, "bad.scn:8:14: ", "impossible cost '1e999ns'"},
+    {HDR "  fn memory 0x10\n", MM_EPARSE, "bad.scn:8:13: ", "impossible size '0x10' (expected a decimal number"},
+    {HDR "  fn memory 1.5\n", MM_EPARSE, "bad.scn:8:13: ", "impossible size '1.5'"},
+    {"scenario x\nvariant a kernel 5.11 \"A\"\nfootprint 0x1p20\nbegin\n  fn fence\n", MM_EPARSE,
+     "bad.scn:3:11: ", "impossible size '0x1p20'"},
+    {HDR "  fn miss 0x2\n", MM_EPARSE, "bad.scn:8:11: ", "impossible count '0x2' after 'miss'"},
+    {HDR "  fn load f[i/5000000000]\n", MM_EPARSE, "bad.scn:8:12: ", "at most 2^30"},
+    {HDR "  fn load f[i/+4]\n", MM_EPARSE, "bad.scn:8:12: ", "with K a whole number >= 1 (decimal digits"},
+    {"scenario x\nwork +5\n", MM_EPARSE, "bad.scn:2:6: ", "expected a whole number in decimal digits, found '+5'"},
+    {"scenario x\nvariant a kernel -1 \"A\"\n", MM_EPARSE,
+     "bad.scn:2:18: ", "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '-1'"},
+    {"scenario x\nvariant a kernel 5.11.1234567890123456789012345678901234567890 \"A\"\n", MM_EPARSE,
+     "bad.scn:2:18: ", "expected a kernel version MAJOR.MINOR"},
     /* empty files, and an operation with no steps */
     {"", MM_EPARSE, "bad.scn:1:1: ", "empty scenario (expected 'scenario NAME')"},
     {"# nothing but a comment\n\n", MM_EPARSE, "bad.scn:1:1: ", "empty scenario"},
@@ -855,6 +874,65 @@ static void test_malformed(void **state)
 		}
 	}
 	assert_int_equal(nfail, 0);
+}
+
+/* A name or a text longer than its buffer is an error at its line, not cut (and maybe merged with
+ * another name that shares its start). */
+static void test_long_names(void **state)
+{
+	char name63[64], text[1024], words[300];
+	struct scenario sc;
+	struct mm_error err = {0};
+
+	(void)state;
+	memset(name63, 'f', 63);
+	name63[63] = 0;
+	/* 'ff...f' (63) is declared; 'ff...fg' (64) must not find it */
+	snprintf(text, sizeof(text),
+		 "scenario x\nvariant a kernel 5.11 \"A\"\nfield %s scope mm\nbegin\n  fn load %sg\n", name63, name63);
+	assert_int_equal(scenario_parse(&sc, "long.scn", text, &err), MM_EPARSE);
+	assert_true(!strncmp(err.msg, "long.scn:5:11: expected a field (a name of at most 63 characters)", 65));
+	snprintf(text, sizeof(text),
+		 "scenario x\nvariant a kernel 5.11 \"A\"\nfield %s scope mm\nbegin\n  fn load %sg[i]\n", name63,
+		 name63);
+	assert_int_equal(scenario_parse(&sc, "long.scn", text, &err), MM_EPARSE);
+	assert_true(!strncmp(err.msg, "long.scn:5:11: ", 15));
+	/* and the full name still works */
+	snprintf(text, sizeof(text),
+		 "scenario x\nvariant a kernel 5.11 \"A\"\nfield %s scope mm\nbegin\n  fn load %s\n", name63, name63);
+	assert_int_equal(scenario_parse(&sc, "long.scn", text, &err), 0);
+	scenario_free(&sc);
+	/* a title of 299 characters */
+	memset(words, 'w', 299);
+	words[299] = 0;
+	snprintf(text, sizeof(text), "scenario x\ntitle \"%s\"\n", words);
+	assert_int_equal(scenario_parse(&sc, "long.scn", text, &err), MM_EPARSE);
+	assert_string_equal(err.msg, "long.scn:2:7: a text of 299 characters (at most 255)");
+	/* an unquoted word as long */
+	snprintf(text, sizeof(text), "scenario %s\n", words);
+	assert_int_equal(scenario_parse(&sc, "long.scn", text, &err), MM_EPARSE);
+	assert_string_equal(err.msg, "long.scn:1:10: a word of 299 characters (at most 255)");
+}
+
+/* Decimal numbers with units and fractions that make whole bytes still read. */
+static void test_numbers_accepted(void **state)
+{
+	struct scenario sc;
+	struct mm_error err = {0};
+
+	(void)state;
+	if (scenario_parse(&sc, "ok.scn",
+			   HDR "  fn compute 0ns\n  fn compute .5cycles\n  fn memory 4.5MiB\n  fn memory 1e3\n"
+			       "  fn miss 0.157\n  repeat 0\n    fn load f[i/512]\n  end\n",
+			   &err))
+		fail_msg("%s", err.msg);
+	assert_true(sc.step[0].literal == 0 && sc.step[0].literal_unit == 1);
+	assert_true(sc.step[1].literal == 0.5 && sc.step[1].literal_unit == 2);
+	assert_true(sc.step[2].literal == 4.5 * 1048576);
+	assert_true(sc.step[3].literal == 1000);
+	assert_true(sc.step[4].literal == 0.157);
+	assert_int_equal(sc.step[6].idx_div, 512);
+	scenario_free(&sc);
 }
 
 /* 'when ,' and 'only ,' name no variant: an error, not a step that silently vanishes. */
@@ -953,6 +1031,8 @@ int main(void)
 	    cmocka_unit_test(test_builtin_scenarios_named_costs),
 	    cmocka_unit_test(test_literal_cost_detected),
 	    cmocka_unit_test(test_empty_variant_list),
+	    cmocka_unit_test(test_long_names),
+	    cmocka_unit_test(test_numbers_accepted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
