@@ -103,9 +103,11 @@ struct sim {
 	/* per program step: time spent in it and visits (Little's law estimator) */
 	double *step_ps, *step_n; /* in the measurement window */
 	double *step_ps_all, *step_n_all;
-	uint64_t visits;   /* step visits interpreted: the work measure besides events */
-	uint64_t ops_done; /* operations completed by all tasks */
-	sim_time_t win_t0; /* start of the measurement window (0 before) */
+	uint64_t visits;    /* step visits interpreted: the work measure besides events */
+	uint64_t work_cap;  /* events + visits past which the run is stopped (a wrong estimate) */
+	double *iter_units; /* per REPEAT step: units of one iteration (iter_units()), else 0 */
+	uint64_t ops_done;  /* operations completed by all tasks */
+	sim_time_t win_t0;  /* start of the measurement window (0 before) */
 	int measuring;
 	double *step_sleep; /* per step: time asleep in it, in the window */
 	double *bw_sum;	    /* per node: streaming fractions of its awake tasks */
@@ -680,6 +682,15 @@ static void lock_end(struct sim *s, struct sim_task *t)
 		st->max_readers = lk->in_readers;
 }
 
+/* The run did more work than its bound allows (sim_work_estimate misjudged it): it stops. */
+static int work_exceeded(const struct sim *s)
+{
+	return mm_fail(s->err, MM_ERANGE,
+		       "%s: %d tasks: the simulation passed %.3g events and steps, its limit, and was stopped "
+		       "(--max-work W raises it)",
+		       s->sc->path, s->ntasks, (double)s->work_cap);
+}
+
 /* A visit of step @pc ended now (plus the task's pending private time). */
 static void visit(struct sim *s, struct sim_task *t, int pc)
 {
@@ -693,7 +704,8 @@ static void visit(struct sim *s, struct sim_task *t, int pc)
 	s->step_n_all[pc] += 1;
 	t->mark = end;
 	t->units += 1;
-	s->visits++;
+	if (++s->visits + s->eng.delivered > s->work_cap && !s->failed)
+		s->failed = work_exceeded(s);
 }
 
 static void advance(struct sim *s, struct sim_task *t)
@@ -836,6 +848,71 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 }
 
 /*
+ * The units (step visits) of one iteration of the repeat at @pc, its END included, as the
+ * interpreter counts them; -1 when the body holds an 'every', whose per-task counters make one
+ * iteration differ from the next.
+ */
+static double iter_units(const struct program *pr, int pc)
+{
+	double u = 1; /* the END */
+
+	for (int i = pc + 1; i < pr->insn[pc].match; i++) {
+		const struct prog_insn *in = &pr->insn[i];
+		double v;
+
+		if (in->act == SA_EVERY)
+			return -1;
+		u += 1;
+		if (in->act == SA_REPEAT) {
+			if ((v = iter_units(pr, i)) < 0)
+				return -1;
+			u += in->count > 0 ? (double)in->count * v : 0;
+			i = in->match;
+		}
+	}
+	return u;
+}
+
+/*
+ * skip_ahead's jump: at the start of an iteration of the innermost repeat, pass whole
+ * iterations at once while the step-by-step walk could not have stopped inside them (it stops
+ * at the first step boundary at or past @target with no lock held).  The state reached is the
+ * walk's, so results do not change; the cost is the program's length, not the operation's.
+ */
+static void skip_iterations(struct sim *s, struct sim_task *t, double target, int held)
+{
+	int rep, k_all;
+	double u, k;
+
+	if (!t->lsp || t->pc != t->loop[t->lsp - 1].pc || s->cfg->skip_by_steps)
+		return;
+	rep = t->pc - 1;
+	u = s->iter_units[rep];
+	if (u <= 0)
+		return;
+	if (held > 0) { /* inside a critical section the walk goes on to its end */
+		k = (double)t->loop[t->lsp - 1].left;
+	} else {
+		k = floor((target - t->units) / u);
+		while (k > 0 && t->units + k * u > target) /* rounding of the division */
+			k -= 1;
+		if (k >= (double)t->loop[t->lsp - 1].left)
+			k = (double)t->loop[t->lsp - 1].left;
+	}
+	if (k <= 0)
+		return;
+	k_all = k >= (double)t->loop[t->lsp - 1].left;
+	t->units += k * u;
+	if (k_all) {
+		t->lsp--;
+		t->pc = s->prog->insn[rep].match + 1;
+	} else {
+		t->loop[t->lsp - 1].left -= (int64_t)k;
+		t->loop[t->lsp - 1].iter += (int64_t)k;
+	}
+}
+
+/*
  * Start a task at a random point of its operation, outside any critical
  * section: after a long run the tasks' phases are spread out, and starting
  * them so measures the steady state at once instead of after a lock-step
@@ -856,6 +933,7 @@ static void skip_ahead(struct sim *s, struct sim_task *t)
 		case SA_EVERY:
 		case SA_END:
 			flow(s, t, in);
+			skip_iterations(s, t, target, held);
 			break;
 		case SA_LOCK:
 		case SA_TRYLOCK:
@@ -1442,6 +1520,22 @@ static sim_time_t slept(const struct sim_task *t, sim_time_t at)
 	return t->sleep_total + (t->state == T_SLEEP && at > t->sleep_since ? at - t->sleep_since : 0);
 }
 
+/* How far a run is, for a progress line: operations done of the fixed work, else the warm-up
+ * and the window's work counted as their ends are (a rare step can stretch both). */
+static double run_fraction(const struct sim *s, int measuring, uint64_t e0, uint64_t v0, uint64_t warm, uint64_t meas)
+{
+	double f;
+
+	if (s->cfg->ops_per_task > 0)
+		return (double)s->ops_done / ((double)s->cfg->ops_per_task * s->ntasks);
+	if (!measuring) {
+		f = 0.2 * (double)s->eng.delivered / (double)warm;
+		return f < 0.2 ? f : 0.2;
+	}
+	f = 0.2 + 0.8 * (double)(s->eng.delivered - e0 + (s->visits - v0) / 16) / (double)meas;
+	return f < 0.99 ? f : 0.99;
+}
+
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err)
 {
 	struct sim s;
@@ -1473,8 +1567,17 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
+	s.work_cap = cfg->max_work > 0 ? (uint64_t)fmin(cfg->max_work, 1.8e19) : (uint64_t)SIM_MAX_WORK;
 	if ((rc = setup(&s)))
 		goto out;
+	s.iter_units = calloc(s.prog->n + 1, sizeof(double));
+	if (!s.iter_units) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int pc = 0; pc < s.prog->n; pc++)
+		if (s.prog->insn[pc].act == SA_REPEAT)
+			s.iter_units[pc] = iter_units(s.prog, pc);
 	s.step_ps = calloc(s.prog->n + 1, sizeof(double));
 	s.step_n = calloc(s.prog->n + 1, sizeof(double));
 	s.step_ps_all = calloc(s.prog->n + 1, sizeof(double));
@@ -1512,6 +1615,14 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 
 	while (!s.failed && engine_next(&s.eng, &ev)) {
 		dispatch(&s, &ev);
+		if ((s.eng.delivered & 0xffff) == 0) {
+			if (s.eng.delivered + s.visits > s.work_cap && !s.failed) {
+				s.failed = work_exceeded(&s);
+				break;
+			}
+			if (cfg->tick)
+				cfg->tick(cfg->tick_arg, cfg->tick_id, run_fraction(&s, measuring, e0, v0, warm, meas));
+		}
 		if (cfg->ops_per_task > 0) {
 			if (s.ndone == s.ntasks)
 				break;
@@ -1558,6 +1669,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		goto out;
 	}
 	res->events = s.eng.delivered;
+	res->visits = s.visits;
 	if (cfg->ops_per_task > 0) {
 		sim_time_t end = 0, busy = 0;
 
@@ -1656,6 +1768,107 @@ out:
 	free(s.step_n);
 	free(s.step_ps_all);
 	free(s.step_n_all);
+	free(s.iter_units);
 	teardown(&s);
 	return rc;
+}
+
+/* ---- the work of a run, before running it ------------------------------- */
+
+/* Steps skip_ahead walks one at a time through pcs [from, to) at most (repeats without an
+ * 'every' are jumped over, skip_iterations). */
+static double walk_cost(const struct program *pr, int from, int to)
+{
+	double c = 0;
+
+	for (int i = from; i < to; i++) {
+		const struct prog_insn *in = &pr->insn[i];
+
+		c += 1;
+		if (in->act == SA_REPEAT && in->count > 0) {
+			double body = walk_cost(pr, i + 1, in->match) + 1;
+
+			c += iter_units(pr, i) > 0 ? body : (double)in->count * body;
+			i = in->match;
+		}
+	}
+	return c;
+}
+
+/* The repeat steps that make an operation long, innermost last: "FILE:LINE: repeat N, ...". */
+static void name_repeats(const struct program *pr, char *why, size_t len)
+{
+	int best = -1;
+	size_t n;
+
+	for (int pc = 0; pc < pr->n; pc++)
+		if (best < 0 || pr->visits[pc] > pr->visits[best])
+			best = pc;
+	n = (size_t)snprintf(why, len, "one operation is %.3g steps", pr->units_per_op);
+	for (int pc = 0, first = 1; pc < best && n < len; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+
+		if (in->act == SA_REPEAT && in->match > best && in->count > 1) {
+			n += (size_t)snprintf(why + n, len - n, "%s %s:%d: repeat %lld", first ? ":" : ",",
+					      pr->sc->path, in->src_line, (long long)in->count);
+			first = 0;
+		}
+	}
+}
+
+double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len)
+{
+	const struct program *pr = cfg->prog;
+	double shared = 1, r, rarest = program_rarest_visits(pr), n = cfg->ntasks, total;
+	double warm = cfg->warmup_events ? (double)cfg->warmup_events : 20000 + 1000 * n;
+	double meas = cfg->measure_events ? (double)cfg->measure_events : 200000 + 2000 * n;
+
+	/* the steps that may need an event: shared lines and locks (each after a resume) */
+	for (int pc = 0; pc < pr->n; pc++)
+		switch (pr->insn[pc].act) {
+		case SA_LOAD:
+		case SA_STORE:
+		case SA_ATOMIC:
+		case SA_CMPXCHG:
+		case SA_PREFETCHW:
+		case SA_FENCE:
+		case SA_LOCK:
+		case SA_TRYLOCK:
+		case SA_UNLOCK:
+		case SA_DOWNGRADE:
+			shared += 2 * pr->visits[pc];
+			break;
+		default:
+			break;
+		}
+	r = pr->units_per_op / shared; /* steps interpreted per event */
+	if (cfg->ops_per_task > 0) {
+		total = n * (double)cfg->ops_per_task * (pr->units_per_op + shared);
+		if (why)
+			snprintf(why, why_len,
+				 "%lld operations per task (--ops-per-task or the scenario's work) x %d "
+				 "task%s",
+				 (long long)cfg->ops_per_task, cfg->ntasks, cfg->ntasks > 1 ? "s" : "");
+	} else {
+		/* sim_run's rules: a warm-up of events, a window of events + steps / 16, both
+		 * stretched (to 50 times) until each task has done the rarest step once */
+		double seen = n * pr->units_per_op / rarest, base_vis = meas * r / (1 + r / 16);
+		double warm_vis = warm * r, win_vis = base_vis;
+
+		if (rarest < 1 && seen > warm_vis)
+			warm_vis = fmin(seen, 50 * warm_vis);
+		if (seen > win_vis)
+			win_vis = fmin(seen, 50 * meas / (1 / r + 1.0 / 16));
+		total = warm + warm_vis + win_vis / r + win_vis +
+			n * fmin(walk_cost(pr, 0, pr->n), pr->units_per_op + pr->n);
+		if (why)
+			snprintf(why, why_len, "%.3g events measured (--events) at %d task%s", meas, cfg->ntasks,
+				 cfg->ntasks > 1 ? "s" : "");
+	}
+	/* whatever the window, a point means nothing before one task has done one operation */
+	if (total < pr->units_per_op)
+		total = pr->units_per_op;
+	if (why && pr->units_per_op > 1e6)
+		name_repeats(pr, why, why_len);
+	return total;
 }

@@ -29,8 +29,18 @@ struct sim_config {
 	uint64_t measure_events;	  /* 0: a default scaled to the task count */
 	const char *lock_design_override; /* tests: force every lock to this design */
 	int aligned_start;		  /* start every task at the beginning of its operation */
+	int skip_by_steps;		  /* tests: skip_ahead walks every step, jumping no repeat */
 	struct sim_step_stats *steps;	  /* NULL, or prog->n entries to fill (explain) */
+	double max_work;		  /* events + steps past which the run fails; 0: SIM_MAX_WORK */
+	/* progress: called now and then from the thread running the simulation */
+	void (*tick)(void *arg, int id, double fraction);
+	void *tick_arg;
+	int tick_id;
 };
+
+/* The default bound on a run's work (events + steps interpreted): tens of minutes
+ * of one core (3e7 to 7e7 a second measured on the development VM). */
+#define SIM_MAX_WORK 1e11
 
 #define SIM_MAX_STATS 32
 
@@ -82,6 +92,7 @@ struct sim_result {
 	double idle_pct;   /* machine-wide, as runtest.py: sleeping CPUs and CPUs without a task */
 	double makespan_s; /* fixed-work mode */
 	uint64_t events;
+	uint64_t visits; /* step visits interpreted (with events, the work sim_work_estimate predicts) */
 	double min_task_ops, max_task_ops; /* fairness: operations per task in the window */
 	int nlocks, nlines;
 	struct sim_lock_stats locks[SIM_MAX_STATS];
@@ -94,6 +105,10 @@ struct sim_result {
 };
 
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err);
+
+/* What sim_run(@cfg) is expected to cost, in events + steps interpreted, before running it; and
+ * in @why (if not NULL) which input makes it so. */
+double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len);
 
 /* The share of a 'miss' step's accesses that go to DRAM when @ntasks tasks of one L3 domain
  * each cycle through @footprint bytes and the domain caches @llc bytes (0 when either is 0). */

@@ -17,8 +17,9 @@ struct sweep_job {
 	struct mm_error err;
 };
 
-/* Called after each job completes (from one thread at a time). */
-typedef void (*sweep_progress_fn)(void *arg, int done, int total);
+/* Called as jobs progress and after each completes (from one thread at a time); @done counts
+ * the jobs finished and the fractions of those running. */
+typedef void (*sweep_progress_fn)(void *arg, double done, int total);
 
 /* Run every job; returns 0, or the first failed job's code with its message in @err. */
 int sweep_run(struct sweep_job *jobs, int njobs, sweep_progress_fn progress, void *arg, struct mm_error *err);

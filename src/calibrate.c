@@ -5,6 +5,7 @@
  * profiles, report the held-out errors.
  */
 #include "calibrate.h"
+#include "cleanup.h"
 #include "sweep.h"
 
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,8 +114,10 @@ int calib_model_init(struct calib_model *cm, const struct machine *m, const char
 			goto fail;
 		}
 		cm->entry[j] = (int)(e - cm->kprof.e);
-		cm->param[j] = (struct fit_param){
-		    .name = calib_param_names[j], .initial = e->num, .lower = e->num / 64, .upper = e->num * 256};
+		cm->param[j] = (struct fit_param){.name = calib_param_names[j],
+						  .initial = e->num,
+						  .lower = e->num / CALIB_SEARCH_DOWN,
+						  .upper = e->num * CALIB_SEARCH_UP};
 	}
 	if ((rc = kernel_profile_derive(&k, &cm->kprof, err)))
 		goto fail;
@@ -377,6 +381,43 @@ int calib_band(const struct profile *kprof, const struct scenario *sc, int var, 
 	return rc ? rc : varied;
 }
 
+int calib_at_bound(const struct fit_param *p, double value)
+{
+	return value >= p->upper * 0.999 || value <= p->lower * 1.001;
+}
+
+int calib_untrusted(const struct profile *kprof, char *why, size_t cap)
+{
+	int n = 0;
+
+	if (cap)
+		why[0] = 0;
+	for (int i = 0; i < kprof->nentries; i++) {
+		const struct prof_entry *e = &kprof->e[i];
+		const char *had = e->tag == PROF_FITTED && e->is_num ? strstr(e->note, " had ") : NULL;
+		struct fit_param p = {0};
+		const char *reason = NULL;
+
+		if (e->tag != PROF_FITTED)
+			continue;
+		if (had) {
+			/* calibrate's search ran from the base's value / 64 to x 256 ("(linux-6.8 had 450)") */
+			p.initial = strtod(had + 5, NULL);
+			p.lower = p.initial / CALIB_SEARCH_DOWN;
+			p.upper = p.initial * CALIB_SEARCH_UP;
+		}
+		if (strstr(e->note, CALIB_UNTRUSTED))
+			reason = "marked " CALIB_UNTRUSTED " by mmsim calibrate --accept-disturbed";
+		else if (had && p.initial > 0 && calib_at_bound(&p, e->num))
+			reason = "at the bound of calibrate's search";
+		if (!reason)
+			continue;
+		if (!n++ && cap)
+			snprintf(why, cap, "[%s] %s = %s: %s", e->section, e->key, e->value, reason);
+	}
+	return n;
+}
+
 int calib_pinned_to_5pct(const struct fit_param_result *p)
 {
 	return p->identifiable && (p->hi - p->lo) / 2 / p->value <= 0.025;
@@ -499,6 +540,12 @@ struct cal {
 	double t0;
 	int evals_shown;
 	enum fit_profile_mode profile;
+	int tmp_slot[2 + 4 * CALIB_NBENCH]; /* cleanup.c's slots of the temporary directory and its files */
+	int ntmp;
+	int disturbed_train, disturbed_held; /* points measured beside other load (other_cpus > 0.10) */
+	char disturbed_first[PATH_MAX + 64]; /* the first training one */
+	int at_bound[CALIB_NPARAM];	     /* a fitted cost that ended at the bound of its search */
+	int untrusted;			     /* written anyway (--accept-disturbed) */
 };
 
 static double now_s(void)
@@ -536,14 +583,15 @@ static void fit_progress(void *arg, int evals, double best_chi2)
 /* Run @argv with stdout and stderr to @log; 0, or an error quoting the log's last line. */
 static int run_child(char *const argv[], const char *log, struct mm_error *err)
 {
-	pid_t pid;
-	int status, fd;
+	pid_t pid, r;
+	int status, fd, slot;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return mm_fail(err, MM_EIO, "fork: %s", strerror(errno));
 	if (!pid) {
+		cleanup_child_setup(); /* its own group, and it dies with mmsim */
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -554,8 +602,18 @@ static int run_child(char *const argv[], const char *log, struct mm_error *err)
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0)
+	/* also here: a signal before the child's own setpgid must still find its group */
+	setpgid(pid, pid);
+	slot = cleanup_add_child(pid);
+	if (slot < 0)
+		kill(-pid, SIGKILL); /* untracked, it could outlive mmsim */
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	cleanup_forget_child(slot);
+	if (r < 0)
 		return mm_fail(err, MM_EIO, "waitpid: %s", strerror(errno));
+	if (slot < 0)
+		return mm_fail(err, MM_ENOMEM, "%s: too many child processes to track", argv[0]);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	{
@@ -596,25 +654,29 @@ static int find_exe(const struct cal *c, const char *env, const char *subdir, co
 
 static int parse_fit_tasks(struct cal *c, const char *list, struct mm_error *err)
 {
-	char buf[1024], *save, *tok;
+	char *buf = strdup(list), *save, *tok; /* the whole list, however long */
+	int rc = 0;
 
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!buf)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long v;
 
 		errno = 0;
 		v = strtol(tok, &end, 10);
 		if (errno || end == tok || *end || v < 1 || v > 100000)
-			return mm_fail(err, MM_EINVAL,
-				       "--fit-tasks: '%s' is not a task count (expected e.g. 1 or 1,2,4)", tok);
-		if (c->nfit == 64)
-			return mm_fail(err, MM_ERANGE, "--fit-tasks: at most 64 task counts");
-		c->fit_tasks[c->nfit++] = (int)v;
+			rc = mm_fail(err, MM_EINVAL, "--fit-tasks: '%s' is not a task count (expected e.g. 1 or 1,2,4)",
+				     tok);
+		else if (c->nfit == 64)
+			rc = mm_fail(err, MM_ERANGE, "--fit-tasks: at most 64 task counts");
+		else
+			c->fit_tasks[c->nfit++] = (int)v;
 	}
-	if (!c->nfit)
-		return mm_fail(err, MM_EINVAL, "--fit-tasks: empty list (expected e.g. 1 or 1,2,4)");
-	return 0;
+	free(buf);
+	if (!rc && !c->nfit)
+		rc = mm_fail(err, MM_EINVAL, "--fit-tasks: empty list (expected e.g. 1 or 1,2,4)");
+	return rc;
 }
 
 static int is_fit_task(const struct cal *c, int t)
@@ -625,20 +687,59 @@ static int is_fit_task(const struct cal *c, int t)
 	return 0;
 }
 
-static int cmp_name_desc(const void *a, const void *b)
+/* A CSV of --measured-dir: its name, and when it was measured as its name says it. */
+struct csv_name {
+	char stamp[16]; /* yyyymmddhhmmss; "" when the name carries no date */
+	char name[256];
+};
+
+static int all_digits(const char *s, size_t n)
 {
-	return -strcmp(a, b);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
 }
 
 /*
- * Every DIR/PREFIX*.csv, newest first (by name: the files carry their date), at most
- * CALIB_MAX_RUNS: each is one invocation of the benchmark, and their points are averaged.
+ * ...-yyyymmdd-hhmmss.csv (mmsim validate and measure-here.sh since they carry the time) or
+ * ...-yyyymmdd.csv (older files: taken as the start of their day).
+ */
+static void csv_stamp(const char *name, char *stamp)
+{
+	size_t n = strlen(name) - 4; /* less ".csv" */
+
+	stamp[0] = 0;
+	if (n >= 16 && name[n - 16] == '-' && name[n - 7] == '-' && all_digits(name + n - 15, 8) &&
+	    all_digits(name + n - 6, 6)) {
+		memcpy(stamp, name + n - 15, 8);
+		memcpy(stamp + 8, name + n - 6, 6);
+		stamp[14] = 0;
+	} else if (n >= 9 && name[n - 9] == '-' && all_digits(name + n - 8, 8)) {
+		memcpy(stamp, name + n - 8, 8);
+		memcpy(stamp + 8, "000000", 7);
+	}
+}
+
+/* newest first: by the time in the name, then by name; names without a date last */
+static int cmp_csv_desc(const void *a, const void *b)
+{
+	const struct csv_name *x = a, *y = b;
+	int d = strcmp(y->stamp, x->stamp);
+
+	return d ? d : -strcmp(x->name, y->name);
+}
+
+/*
+ * Every DIR/PREFIX*.csv, newest first (the files carry their date and, since mmsim validate's names
+ * gained it, their time), at most CALIB_MAX_RUNS: each is one invocation of the benchmark, and
+ * their points are averaged.
  */
 static int find_csvs(const char *dir, const char *prefix, char (*out)[PATH_MAX], int *n, struct mm_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	char names[CALIB_MAX_RUNS][256];
+	struct csv_name names[CALIB_MAX_RUNS];
 	int k = 0;
 
 	if (!d)
@@ -646,16 +747,23 @@ static int find_csvs(const char *dir, const char *prefix, char (*out)[PATH_MAX],
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
-		if (strncmp(de->d_name, prefix, strlen(prefix)) || len <= 4 || strcmp(de->d_name + len - 4, ".csv") ||
-		    len >= sizeof(names[0]))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || len <= 4 || strcmp(de->d_name + len - 4, ".csv"))
 			continue;
+		if (len >= sizeof(names[0].name)) {
+			closedir(d);
+			return mm_fail(err, MM_ERANGE,
+				       "--measured-dir %s: a file name of %zu bytes is too long: %.40s...", dir, len,
+				       de->d_name);
+		}
 		if (k == CALIB_MAX_RUNS) {
 			closedir(d);
 			return mm_fail(err, MM_ERANGE,
 				       "--measured-dir %s: more than %d %s*.csv (at most %d invocations)", dir,
 				       CALIB_MAX_RUNS, prefix, CALIB_MAX_RUNS);
 		}
-		snprintf(names[k++], sizeof(names[0]), "%s", de->d_name);
+		snprintf(names[k].name, sizeof(names[k].name), "%s", de->d_name);
+		csv_stamp(names[k].name, names[k].stamp);
+		k++;
 	}
 	closedir(d);
 	if (!k)
@@ -663,51 +771,32 @@ static int find_csvs(const char *dir, const char *prefix, char (*out)[PATH_MAX],
 			       "--measured-dir %s: no %s*.csv (expected a validate/ CSV, e.g. from "
 			       "validate/measure-here.sh)",
 			       dir, prefix);
-	qsort(names, (size_t)k, sizeof(names[0]), cmp_name_desc);
+	qsort(names, (size_t)k, sizeof(names[0]), cmp_csv_desc);
 	for (int i = 0; i < k; i++)
-		if (snprintf(out[i], PATH_MAX, "%s/%s", dir, names[i]) >= PATH_MAX)
+		if (snprintf(out[i], PATH_MAX, "%s/%s", dir, names[i].name) >= PATH_MAX)
 			return mm_fail(err, MM_ERANGE, "--measured-dir %s: path too long", dir);
 	*n = k;
 	return 0;
 }
 
-/* Fail now, before minutes of measuring, if an output cannot be created. */
-static int check_writable(const char *path, struct mm_error *err)
+/* Fail now, before minutes of measuring, if an output exists (without --force) or cannot be created. */
+static int check_output(const char *path, int force, const char *what, struct mm_error *err)
 {
-	char tmp[PATH_MAX];
-	int fd;
+	struct outfile t;
+	int rc;
 
 	if (!path)
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return mm_fail(err, MM_EIO, "%s: cannot be written (%s)", path, strerror(errno));
-	close(fd);
-	unlink(tmp);
-	return 0;
+	if (!(rc = outfile_reserve(&t, path, force, what, err)))
+		outfile_abort(&t);
+	return rc;
 }
 
-/* Write @text to a new temporary file beside @path (its name in @tmp), to be renamed once checked. */
-static int write_temp(const char *path, const char *text, char *tmp, size_t cap, struct mm_error *err)
+/* A file in calibrate's temporary directory: removed by cleanup.c should mmsim be stopped. */
+static void track_tmp(struct cal *c, const char *path)
 {
-	int fd;
-	FILE *f;
-
-	snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return mm_fail(err, MM_EIO, "%s: cannot be written (%s)", path, strerror(errno));
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		if (!f)
-			close(fd);
-		unlink(tmp);
-		tmp[0] = 0;
-		return mm_fail(err, MM_EIO, "%s: write failed (%s)", path, strerror(errno));
-	}
-	return 0;
+	if (c->ntmp < (int)(sizeof(c->tmp_slot) / sizeof(c->tmp_slot[0])))
+		c->tmp_slot[c->ntmp++] = cleanup_add_file(path);
 }
 
 static int measure_machine(struct cal *c, struct machine *m, struct mm_error *err)
@@ -725,6 +814,8 @@ static int measure_machine(struct cal *c, struct machine *m, struct mm_error *er
 		return rc;
 	snprintf(c->machine_path, sizeof(c->machine_path), "%s/machine.conf", c->tmpdir);
 	snprintf(log, sizeof(log), "%s/measure.log", c->tmpdir);
+	track_tmp(c, c->machine_path);
+	track_tmp(c, log);
 	argv[n++] = exe;
 	if (c->o->quick)
 		argv[n++] = "--quick";
@@ -742,19 +833,26 @@ static int measure_machine(struct cal *c, struct machine *m, struct mm_error *er
 
 static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 {
-	char tasks[256] = "";
+	/* up to 65 task counts of at most 6 digits and a comma each: room for all, never cut */
+	char tasks[65 * 8] = "";
 	int rc, maxfit = 0;
 
 	/* the training task counts, and twice the largest as the held-out point */
 	for (int i = 0; i < c->nfit; i++)
 		maxfit = c->fit_tasks[i] > maxfit ? c->fit_tasks[i] : maxfit;
-	for (int t = 1; t <= ncpus; t++)
-		if (is_fit_task(c, t) || t == 2 * maxfit || (t == ncpus && ncpus < 2 * maxfit && !is_fit_task(c, t)))
-			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%d", tasks[0] ? "," : "", t);
 	for (int i = 0; i < c->nfit; i++)
 		if (c->fit_tasks[i] > ncpus)
 			return mm_fail(err, MM_ERANGE, "--fit-tasks: %d tasks, but this machine has %d CPUs",
 				       c->fit_tasks[i], ncpus);
+	for (int t = 1; t <= ncpus; t++)
+		if (is_fit_task(c, t) || t == 2 * maxfit || (t == ncpus && ncpus < 2 * maxfit && !is_fit_task(c, t))) {
+			size_t len = strlen(tasks);
+
+			if ((size_t)snprintf(tasks + len, sizeof(tasks) - len, "%s%d", len ? "," : "", t) >=
+			    sizeof(tasks) - len)
+				return mm_fail(err, MM_ERANGE, "calibrate: the benchmarks' task list is over %zu bytes",
+					       sizeof(tasks) - 1);
+		}
 	for (int b = 0; b < CALIB_NBENCH; b++) {
 		const struct calib_bench *cb = &calib_benches[b];
 		char exe[PATH_MAX], log[PATH_MAX + 16], args[512], *argv[32], *save, *tok;
@@ -775,6 +873,8 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		snprintf(c->runs[b][0], sizeof(c->runs[b][0]), "%s/%shere.csv", c->tmpdir, cb->prefix);
 		c->nruns[b] = 1;
 		snprintf(log, sizeof(log), "%s/%shere.log", c->tmpdir, cb->prefix);
+		track_tmp(c, c->runs[b][0]);
+		track_tmp(c, log);
 		snprintf(args, sizeof(args), "%s", cb->args);
 		argv[n++] = exe;
 		for (tok = strtok_r(args, " ", &save); tok && n < 24; tok = strtok_r(NULL, " ", &save)) {
@@ -795,23 +895,30 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 	return 0;
 }
 
-/* The harness's other_cpus: busy CPU time in the window not charged to the tasks. */
-static void warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
+/*
+ * The harness's other_cpus: busy CPU time in the window not charged to the tasks.  1 when it says
+ * the point was measured beside other load (over 0.10, as validate/measure-here.sh judges it).
+ */
+static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 {
 	char line[8192], want[64];
 	FILE *f = fopen(csv, "r");
+	int disturbed = 0;
 
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
 	while (f && fgets(line, sizeof(line), f)) {
 		int found;
 		double other = field_num(line, "other_cpus", &found);
 
-		if (!strncmp(line, want, strlen(want)) && found && other > 0.10)
+		if (!strncmp(line, want, strlen(want)) && found && other > 0.10) {
 			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", csv,
 			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
+			disturbed = 1;
+		}
 	}
 	if (f)
 		fclose(f);
+	return disturbed;
 }
 
 /*
@@ -827,7 +934,7 @@ static int collect_points(struct cal *c, struct mm_error *err)
 	for (int b = 0; b < CALIB_NBENCH; b++) {
 		struct measured *ms = &c->ms[b], other;
 		double sig2[2][REPORT_MAX_POINTS] = {{0}};
-		int cnt[2][REPORT_MAX_POINTS] = {{0}};
+		int cnt[2][REPORT_MAX_POINTS] = {{0}}, dist[2][REPORT_MAX_POINTS] = {{0}};
 
 		if ((rc = measured_load(c->runs[b][0], ms, err)))
 			return rc;
@@ -862,7 +969,14 @@ static int collect_points(struct cal *c, struct mm_error *err)
 									 figure alone */
 					else if (rc)
 						return rc;
-					warn_other_load(c, c->runs[b][k], m, ms->tasks[p]);
+					if (warn_other_load(c, c->runs[b][k], m, ms->tasks[p])) {
+						dist[m][p] = 1;
+						if (!c->disturbed_first[0] && m == SC_THREADS &&
+						    is_fit_task(c, ms->tasks[p]))
+							snprintf(c->disturbed_first, sizeof(c->disturbed_first),
+								 "%s, threads at %d tasks", c->runs[b][k],
+								 ms->tasks[p]);
+					}
 					if (k)
 						ms->ops[m][p] += v; /* the newest's value is already there */
 					sig2[m][p] += sg * sg;
@@ -887,6 +1001,8 @@ static int collect_points(struct cal *c, struct mm_error *err)
 							   .sigma = sqrt(sig2[m][p] / cnt[m][p]) / sqrt(cnt[m][p]),
 							   /* the scenarios' own mode (threads) is fitted to */
 							   .train = m == SC_THREADS && is_fit_task(c, ms->tasks[p])};
+				if (dist[m][p])
+					++*(pt->train ? &c->disturbed_train : &c->disturbed_held);
 			}
 	}
 	return 0;
@@ -897,6 +1013,7 @@ static int collect_points(struct cal *c, struct mm_error *err)
 struct sbuf {
 	char *s;
 	size_t len, cap;
+	int oom; /* a piece did not fit: the text is not whole */
 };
 
 static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -914,8 +1031,10 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		size_t cap = (b->len + n + 1) * 2;
 		char *s = realloc(b->s, cap);
 
-		if (!s)
+		if (!s) {
+			b->oom = 1;
 			return;
+		}
 		b->s = s;
 		b->cap = cap;
 	}
@@ -961,13 +1080,14 @@ static void range_text(const struct fit_param_result *p, char *buf, size_t cap)
 	snprintf(buf, cap, "%s%.4g..%.4g%s", p->lo_open ? "<" : "", p->lo, p->hi, p->hi_open ? "+" : "");
 }
 
-static int write_kernel_profile(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
-				const char *path, char *tmp, size_t cap, struct mm_error *err)
+/* The kernel profile's text (malloc()ed) in *@out. */
+static int kernel_profile_text(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
+			       char **out, struct mm_error *err)
 {
 	struct sbuf b = {0};
 	char facts[1024], date[64], train[512] = "";
 	time_t now = time(NULL);
-	int rc;
+	int nbound = 0;
 
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	host_facts(facts, sizeof(facts));
@@ -995,6 +1115,16 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 	    "# fitted on: threads points at tasks %s of the four benchmarks; chi2 %.3g for %d degree(s) of freedom; "
 	    "%d model evaluations; %s\n",
 	    train, fr->chi2, fr->dof, fr->evals, fr->converged ? "converged" : "NOT converged (max evaluations)");
+	for (int j = 0; j < cm->nparam; j++)
+		nbound += c->at_bound[j];
+	if (c->untrusted)
+		sb_printf(&b,
+			  "# " CALIB_UNTRUSTED
+			  ": written with --accept-disturbed: %d training point(s) measured beside "
+			  "other load%s%s%s, %d fitted cost(s) at the bound of their search; the entries marked so "
+			  "do not describe this machine\n",
+			  c->disturbed_train, c->disturbed_first[0] ? " (" : "", c->disturbed_first,
+			  c->disturbed_first[0] ? ")" : "", nbound);
 	for (int i = 0; i < c->npts; i++) {
 		const struct calib_point *p = &c->pts[i];
 
@@ -1022,6 +1152,12 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 				char rng[96];
 
 				range_text(p, rng, sizeof(rng));
+				/* first, short: a note keeps only its first 320 characters */
+				if (c->untrusted && (c->disturbed_train || c->at_bound[j]))
+					sb_printf(&b, "# " CALIB_UNTRUSTED ": %s%s%s\n",
+						  c->disturbed_train ? "fitted to runs beside other load" : "",
+						  c->disturbed_train && c->at_bound[j] ? "; " : "",
+						  c->at_bound[j] ? "at the bound of its search" : "");
 				sb_printf(
 				    &b,
 				    "# [fitted] by mmsim calibrate on %s to the threads runs at tasks %s; 1-sigma %s "
@@ -1038,11 +1174,12 @@ static int write_kernel_profile(struct cal *c, struct calib_model *cm, const str
 			}
 		}
 	}
-	if (!b.s)
+	if (!b.s || b.oom) {
+		free(b.s);
 		return mm_fail(err, MM_ENOMEM, "out of memory");
-	rc = write_temp(path, b.s, tmp, cap, err);
-	free(b.s);
-	return rc;
+	}
+	*out = b.s;
+	return 0;
 }
 
 /* What was written is read back as --kernel and --machine read it, and every benchmark's variant compiles. */
@@ -1186,14 +1323,47 @@ static void name_of(const char *path, char *out, size_t cap)
 	snprintf(out, cap, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
 }
 
+/* Stops a profile that does not describe this machine; 0 to go on (nothing wrong, or accepted). */
+static int refuse_untrusted(struct cal *c, const struct calib_model *cm, const struct fit_result *fr,
+			    struct mm_error *err)
+{
+	char bound[256] = "";
+	int nbound = 0;
+
+	for (int j = 0; fr && j < cm->nparam; j++)
+		if ((c->at_bound[j] = calib_at_bound(&cm->param[j], fr->param[j].value))) {
+			snprintf(bound + strlen(bound), sizeof(bound) - strlen(bound), "%s%s %.0f", nbound ? ", " : "",
+				 cm->param[j].name, fr->param[j].value);
+			nbound++;
+		}
+	if (!c->disturbed_train && !nbound)
+		return 0;
+	if (c->o->accept_disturbed) {
+		c->untrusted = 1;
+		return 0;
+	}
+	if (c->disturbed_train)
+		return mm_fail(err, MM_EINVAL,
+			       "calibrate: %d training point(s) were measured beside other load (other_cpus > 0.10 in "
+			       "the #run line; first: %s): a fit to them would not describe this machine, so nothing "
+			       "is written; rerun on a quiet machine, or --accept-disturbed to write the profiles "
+			       "marked " CALIB_UNTRUSTED,
+			       c->disturbed_train, c->disturbed_first);
+	return mm_fail(err, MM_EINVAL,
+		       "calibrate: %s ended at the bound of the search (%g to %g x the base's value): the model "
+		       "misses these points, so nothing is written; --accept-disturbed writes the profile with "
+		       "these entries marked " CALIB_UNTRUSTED,
+		       bound, 1.0 / CALIB_SEARCH_DOWN, (double)CALIB_SEARCH_UP);
+}
+
 int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 {
 	struct cal *c = calloc(1, sizeof(*c));
 	struct machine m;
 	struct calib_model cm;
 	struct fit_result fr;
+	struct outfile kf = {.slot = -1}, mf = {.slot = -1};
 	const char *tmp = getenv("TMPDIR");
-	char ktmp[PATH_MAX] = "", mtmp[PATH_MAX] = "";
 	int rc, have_m = 0, have_cm = 0;
 	ssize_t n;
 
@@ -1209,7 +1379,8 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 		snprintf(c->bindir, sizeof(c->bindir), ".");
 	}
 	if ((rc = parse_fit_tasks(c, o->fit_tasks ? o->fit_tasks : "1", err)) ||
-	    (rc = check_writable(o->out_machine, err)) || (rc = check_writable(o->out_kernel, err))) {
+	    (rc = check_output(o->out_machine, o->force, "--out-machine", err)) ||
+	    (rc = check_output(o->out_kernel, o->force, "--out-kernel", err))) {
 		free(c);
 		return rc;
 	}
@@ -1219,16 +1390,24 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 			       "--out-machine writes a measured profile: not with --machine (which "
 			       "skips measuring)");
 	}
-	snprintf(c->tmpdir, sizeof(c->tmpdir), "%s/mmsim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if ((size_t)snprintf(c->tmpdir, sizeof(c->tmpdir), "%s/mmsim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
+	    sizeof(c->tmpdir)) {
+		free(c);
+		return mm_fail(err, MM_ERANGE, "TMPDIR %s: too long for calibrate's temporary directory", tmp);
+	}
 	if (!mkdtemp(c->tmpdir)) {
 		rc = mm_fail(err, MM_EIO, "%s: cannot create a temporary directory (%s)", c->tmpdir, strerror(errno));
 		free(c);
 		return rc;
 	}
+	track_tmp(c, c->tmpdir); /* first: cleanup.c removes the newest entries first, so it goes last */
 	if ((rc = measure_machine(c, &m, err)))
 		goto out;
 	have_m = 1;
 	if ((rc = run_benchmarks(c, m.topo.ncpus, err)) || (rc = collect_points(c, err)))
+		goto out;
+	/* before minutes of fitting: a fit to disturbed points is not published */
+	if ((rc = refuse_untrusted(c, NULL, NULL, err)))
 		goto out;
 	if ((rc = calib_model_init(&cm, &m, o->kernel ? o->kernel : "linux-6.8", "linux-3.9", err)))
 		goto out;
@@ -1255,12 +1434,32 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	if ((rc = calib_predict(&cm, NULL, c->pts, c->npts, c->pred, err)))
 		goto out;
 	print_report(c, &cm, &fr);
+	if (c->disturbed_held)
+		printf("  note: %d held-out point(s) were measured beside other load (other_cpus > 0.10): their "
+		       "errors are not the model's alone\n",
+		       c->disturbed_held);
+	if ((rc = refuse_untrusted(c, &cm, &fr, err)))
+		goto out;
+	if (c->untrusted) {
+		int nbound = 0;
+
+		for (int j = 0; j < cm.nparam; j++)
+			nbound += c->at_bound[j];
+		printf("\n" CALIB_UNTRUSTED ": --accept-disturbed: %d training point(s) beside other load, %d cost(s) "
+		       "at the bound of their search; what is written is marked so\n",
+		       c->disturbed_train, nbound);
+	}
 	/* both written to temporary files, read back as mmsim reads them, then renamed: never half-written */
 	if (o->out_kernel) {
-		char name[64];
+		char name[64], *text = NULL;
 
 		name_of(o->out_kernel, name, sizeof(name));
-		if ((rc = write_kernel_profile(c, &cm, &fr, name, o->out_kernel, ktmp, sizeof(ktmp), err)))
+		if ((rc = kernel_profile_text(c, &cm, &fr, name, &text, err)))
+			goto out;
+		if (!(rc = outfile_open(&kf, o->out_kernel, o->force, "--out-kernel", err)))
+			fputs(text, kf.f);
+		free(text);
+		if (rc || (fflush(kf.f) && (rc = mm_fail(err, MM_EIO, "%s: %s", kf.tmp, strerror(errno)))))
 			goto out;
 	}
 	if (o->out_machine) {
@@ -1268,38 +1467,38 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 
 		if ((rc = mm_read_text_file(c->machine_path, &text, err)))
 			goto out;
-		rc = write_temp(o->out_machine, text, mtmp, sizeof(mtmp), err);
+		if (!(rc = outfile_open(&mf, o->out_machine, o->force, "--out-machine", err))) {
+			if (c->untrusted && c->disturbed_train)
+				fprintf(mf.f,
+					"# " CALIB_UNTRUSTED ": written by mmsim calibrate --accept-disturbed; the "
+					"benchmarks ran beside other load, and so may have these measurements\n");
+			fputs(text, mf.f);
+		}
 		free(text);
-		if (rc)
+		if (rc || (fflush(mf.f) && (rc = mm_fail(err, MM_EIO, "%s: %s", mf.tmp, strerror(errno)))))
 			goto out;
 	}
-	if ((rc = check_written(ktmp[0] ? ktmp : NULL, mtmp[0] ? mtmp : NULL, err)))
+	if ((rc = check_written(o->out_kernel ? kf.tmp : NULL, o->out_machine ? mf.tmp : NULL, err)))
 		goto out;
-	if (ktmp[0] && rename(ktmp, o->out_kernel)) {
-		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_kernel, strerror(errno));
+	if (o->out_kernel && (rc = outfile_commit(&kf, err)))
 		goto out;
-	}
-	ktmp[0] = 0;
-	if (mtmp[0] && rename(mtmp, o->out_machine)) {
-		rc = mm_fail(err, MM_EIO, "%s: rename failed (%s)", o->out_machine, strerror(errno));
+	if (o->out_machine && (rc = outfile_commit(&mf, err)))
 		goto out;
-	}
-	mtmp[0] = 0;
 	printf("\nwritten: %s%s%s%s\n", o->out_kernel ? o->out_kernel : "", o->out_kernel ? " (--kernel)" : "",
 	       o->out_machine ? (o->out_kernel ? ", " : "") : "", o->out_machine ? o->out_machine : "");
 	if (!o->out_kernel && !o->out_machine)
 		printf("(no --out-kernel or --out-machine: nothing written)\n");
 	stage(c, "done");
 out:
-	if (ktmp[0])
-		unlink(ktmp);
-	if (mtmp[0])
-		unlink(mtmp);
+	outfile_abort(&kf);
+	outfile_abort(&mf);
 	if (have_cm)
 		calib_model_free(&cm);
 	if (have_m)
 		machine_free(&m);
 	rm_tree(c->tmpdir);
+	for (int i = 0; i < c->ntmp; i++)
+		cleanup_forget_file(c->tmp_slot[i]);
 	free(c);
 	return rc;
 }

@@ -129,6 +129,23 @@ int calib_fitted_range(const struct prof_entry *e, double *lo, double *hi);
 int calib_band(const struct profile *kprof, const struct scenario *sc, int var, const struct sim_config *cfg, int n,
 	       const double *central, double *lo, double *hi, struct mm_error *err);
 
+/* Each fitted cost is searched from its base value / CALIB_SEARCH_DOWN to x CALIB_SEARCH_UP. */
+#define CALIB_SEARCH_DOWN 64
+#define CALIB_SEARCH_UP 256
+
+/* The word that marks a profile, and each of its entries, written although it is not trustworthy. */
+#define CALIB_UNTRUSTED "UNTRUSTED"
+
+/* 1 when @value ended at (within 0.1% of) either bound of @p's search: the model misses the data. */
+int calib_at_bound(const struct fit_param *p, double value);
+
+/*
+ * How many [fitted] costs of @kprof a band should not be trusted for: marked UNTRUSTED by mmsim
+ * calibrate --accept-disturbed, or at the bound of calibrate's search (from the base value its
+ * note records, so also in profiles written before the marking); the first is named in @why.
+ */
+int calib_untrusted(const struct profile *kprof, char *why, size_t cap);
+
 struct calib_opts {
 	const char *out_machine;
 	const char *out_kernel;
@@ -139,6 +156,8 @@ struct calib_opts {
 	int quick;		  /* mmsim-measure --quick and short benchmark runs */
 	uint64_t seed;
 	const char *cmdline;
+	int force;	      /* replace existing --out-machine / --out-kernel files */
+	int accept_disturbed; /* write even when disturbed or a fit ended at its bound, marked so */
 };
 
 /* The whole command; prints progress on stderr and the report on stdout. */

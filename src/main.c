@@ -7,6 +7,7 @@
 #include "machine.h"
 #include "profile.h"
 #include "calibrate.h"
+#include "cleanup.h"
 #include "explain.h"
 #include "report.h"
 #include "reproduce.h"
@@ -54,10 +55,12 @@ struct opts {
 	const char *out_machine, *out_kernel, *measured_dir;
 	int quick, band;
 	int seeds;
+	int force, accept_disturbed;
+	double max_work;
 	int help, version;
 };
 
-enum opt_type { O_INT, O_LL, O_ULL, O_STR, O_FLAG };
+enum opt_type { O_INT, O_LL, O_ULL, O_DBL, O_STR, O_FLAG };
 
 struct opt_def {
 	const char *name;
@@ -109,6 +112,12 @@ static const struct opt_def opt_table[] = {
     {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
+    {"max-work", O_DBL, OFF(max_work), "W", "1e11, tens of minutes of one core",
+     "refuse a run whose estimated work (steps interpreted and events, all points) exceeds W"},
+    {"force", O_FLAG, OFF(force), NULL, NULL,
+     "replace existing results (--plot, validate's CSV and plot, calibrate's profiles)"},
+    {"accept-disturbed", O_FLAG, OFF(accept_disturbed), NULL, NULL,
+     "calibrate: write the profiles even when the machine was disturbed or a fit hit its bound (marked so)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -230,6 +239,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return rc;
 			*(unsigned long long *)((char *)o + d->offset) = (unsigned long long)n;
 			break;
+		case O_DBL: {
+			char *end;
+			double x;
+
+			errno = 0;
+			x = strtod(val, &end);
+			if (errno || end == val || *end || !isfinite(x) || x < 1 || x > 1e18)
+				return die(2, "--%s '%s': expected a number from 1 to 1e18", name, val);
+			*(double *)((char *)o + d->offset) = x;
+			break;
+		}
 		default:
 			if (!*val)
 				return die(2, "--%s needs a non-empty value (%s)", name, d->arg);
@@ -334,7 +354,7 @@ struct run {
 	int modes[2];
 	int tasks[REPORT_MAX_POINTS];
 	int npts;
-	double t_start;
+	double t_start, next_log_s;
 	int progress_shown;
 };
 
@@ -346,20 +366,25 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void progress(void *arg, int done, int total)
+/* On a terminal, a line redrawn as the simulations go (a point's own progress included); in a
+ * log, a line every 10 s of a long run, and one at the end.  Nothing for runs under a second. */
+static void progress(void *arg, double done, int total)
 {
 	struct run *r = arg;
 	double el = now_s() - r->t_start;
+	int end = done >= total;
 
-	if (el < 1.0 && done < total)
+	if (el < 1.0)
 		return;
-	if (el < 1.0 && !r->progress_shown)
-		return;
-	r->progress_shown = 1;
-	if (isatty(2))
-		fprintf(stderr, "\rmmsim: %d/%d simulations, %.1f s%s", done, total, el, done == total ? "\n" : "");
-	else if (done == total)
+	if (isatty(2)) {
+		fprintf(stderr, "\rmmsim: %.1f/%d simulations, %.1f s%s", done, total, el, end ? "\n" : "");
+		r->progress_shown = 1;
+	} else if (end) {
 		fprintf(stderr, "mmsim: %d simulations in %.1f s\n", total, el);
+	} else if (el >= r->next_log_s) {
+		fprintf(stderr, "mmsim: %.1f of %d simulations done, %.0f s\n", done, total, el);
+		r->next_log_s = el + 10;
+	}
 }
 
 static int load_kernel(struct run *r, const char *name, struct kernel_profile **out, struct mm_error *err)
@@ -373,6 +398,9 @@ static int load_kernel(struct run *r, const char *name, struct kernel_profile **
 		}
 	struct kernel_slot *ks = &r->ks[r->nks];
 
+	if (strlen(name) >= sizeof(ks->key))
+		return mm_fail(err, MM_EINVAL, "--kernel: a name of %zu bytes is too long (at most %zu)", strlen(name),
+			       sizeof(ks->key) - 1);
 	snprintf(ks->key, sizeof(ks->key), "%s", name);
 	if ((rc = profile_load(&ks->prof, "kernels", name, err)))
 		return rc;
@@ -431,30 +459,44 @@ static int cmp_int(const void *a, const void *b)
 
 static int task_list(struct run *r, int ncpus, struct mm_error *err)
 {
-	int n = 0;
+	int n = 0, rc = 0;
 
 	if (r->o.tasks) {
-		char buf[4096], *save, *tok;
+		char *buf = strdup(r->o.tasks), *save, *tok;
 
-		snprintf(buf, sizeof(buf), "%s", r->o.tasks);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!buf)
+			return mm_fail(err, MM_ENOMEM, "out of memory");
+		for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 			char *end;
 			long v;
 
 			errno = 0;
 			v = strtol(tok, &end, 10);
 			if (errno || end == tok || *end || v < 1)
-				return mm_fail(err, MM_EINVAL,
-					       "--tasks: '%s' is not a task count (expected e.g. 1,64,256)", tok);
-			if (v > ncpus)
-				return mm_fail(
+				rc = mm_fail(err, MM_EINVAL,
+					     "--tasks: '%.40s' is not a task count (expected e.g. 1,64,256)", tok);
+			else if (v > ncpus)
+				rc = mm_fail(
 				    err, MM_ERANGE,
 				    "--tasks: %ld tasks, but the machine has %d logical CPUs (one task per CPU)", v,
 				    ncpus);
-			if (n == REPORT_MAX_POINTS)
-				return mm_fail(err, MM_ERANGE, "--tasks: at most %d points", REPORT_MAX_POINTS);
-			r->tasks[n++] = (int)v;
+			else {
+				int k = 0;
+
+				while (k < n && r->tasks[k] != v) /* a count given twice is one point */
+					k++;
+				if (k == n && n == REPORT_MAX_POINTS)
+					rc = mm_fail(err, MM_ERANGE, "--tasks: at most %d points", REPORT_MAX_POINTS);
+				else if (k == n)
+					r->tasks[n++] = (int)v;
+			}
 		}
+		free(buf);
+		if (rc)
+			return rc;
+		if (!n)
+			return mm_fail(err, MM_EINVAL, "--tasks '%s': no task count (expected e.g. 1,64,256)",
+				       r->o.tasks);
 	} else {
 		int b[8], nb = topo_boundaries(&r->m.topo, b, 8);
 
@@ -487,13 +529,86 @@ static struct sim_config point_config(const struct run *r, const struct hw_profi
 	    .seed = r->o.seed,
 	    .ops_per_task = r->o.ops_per_task > 0 ? r->o.ops_per_task : prog->sc->work,
 	    .measure_events = (uint64_t)r->o.events,
+	    .max_work = r->o.max_work,
 	};
+}
+
+/* The [fitted] costs with a 1-sigma range in kernel slot @ks (what --band varies). */
+static int band_entries(const struct run *r, int ks)
+{
+	int n = 0;
+	double lo, hi;
+
+	for (int e = 0; e < r->ks[ks].prof.nentries; e++)
+		n += !calib_fitted_range(&r->ks[ks].prof.e[e], &lo, &hi);
+	return n;
+}
+
+/*
+ * Every run bounded: the work of all the simulations the command will run, estimated from the
+ * programs and options before any of them starts, against --max-work.  The refusal names what
+ * makes it large.  (A run the estimate misjudges is still stopped by sim_run at the same bound.)
+ */
+static int check_work(const struct run *r, int compare, struct mm_error *err)
+{
+	double total = 0, worst = 0, mult_seeds = r->o.seeds > 1 ? r->o.seeds : 1;
+	char why[512] = "", worst_why[512] = "";
+	int worst_tasks = 0, nsens = 0;
+	const char *worst_label = "";
+
+	if (r->o.sensitivity) { /* the items cmd_sensitivity varies, at 0.5x and 2x */
+		nsens = 2;
+		for (int i = 0; i < r->m.prof.nentries; i++)
+			nsens += r->m.prof.e[i].is_num &&
+				 (r->m.prof.e[i].tag == PROF_ASSUMED || r->m.prof.e[i].tag == PROF_FITTED);
+		for (int k = 0; k < r->nks; k++)
+			for (int i = 0; i < r->ks[k].prof.nentries; i++)
+				nsens +=
+				    r->ks[k].prof.e[i].is_num && !strcmp(r->ks[k].prof.e[i].section, "costs") &&
+				    (r->ks[k].prof.e[i].tag == PROF_ASSUMED || r->ks[k].prof.e[i].tag == PROF_FITTED);
+		nsens *= 2;
+	}
+	for (int c = 0; c < r->ncurves; c++) {
+		int ks;
+
+		for (ks = 0; ks < r->nks && &r->ks[ks].k != r->kern[c]; ks++)
+			;
+		for (int m = 0; m < 2; m++) {
+			int on = r->modes[0] || r->modes[1] ? r->modes[m] : (int)r->sc[c].mode == m;
+
+			if (!on && !(compare == 2 && m == (int)r->sc[c].mode))
+				continue;
+			for (int p = 0; p < r->npts + (r->tasks[0] != 1); p++) {
+				struct sim_config cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
+								     p < r->npts ? r->tasks[p] : 1);
+				double w = sim_work_estimate(&cfg, why, sizeof(why)), times = 1;
+
+				if (p < r->npts)
+					times = mult_seeds + (r->o.band ? 2.0 * band_entries(r, ks) : 0) +
+						(p == r->npts - 1 ? nsens : 0);
+				total += w * times;
+				if (w > worst) {
+					worst = w;
+					worst_tasks = cfg.ntasks;
+					worst_label = r->curve[c].label[0] ? r->curve[c].label : r->sc[c].name;
+					snprintf(worst_why, sizeof(worst_why), "%s", why);
+				}
+			}
+		}
+	}
+	if (total <= r->o.max_work)
+		return 0;
+	return mm_fail(err, MM_ERANGE,
+		       "this run would simulate about %.3g events and steps, more than --max-work %g allows; the "
+		       "largest point, %s at %d task%s, is %.3g (%s): ask for less, or raise --max-work",
+		       total, r->o.max_work, worst_label, worst_tasks, worst_tasks > 1 ? "s" : "", worst, worst_why);
 }
 
 /* Jobs for every curve, mode and task count, plus the one-task point of each. */
 static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out, struct mm_error *err)
 {
-	int per = r->npts + 1, njobs = 0, rc;
+	/* the one-task point that efficiency is measured against, unless the curve has it */
+	int extra = r->tasks[0] != 1, per = r->npts + extra, njobs = 0, rc;
 	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per, sizeof(*jobs));
 
 	if (!jobs)
@@ -505,11 +620,12 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 			if (!mode_on)
 				continue;
 			r->curve[c].has_mode[m] = 1;
-			for (int p = 0; p <= r->npts; p++)
+			for (int p = 0; p < per; p++)
 				jobs[njobs++].cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
 								 p < r->npts ? r->tasks[p] : 1);
 		}
 	r->t_start = now_s();
+	r->next_log_s = 10;
 	rc = sweep_run(jobs, njobs, progress, r, err);
 	if (rc) {
 		free(jobs);
@@ -527,7 +643,7 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 				continue;
 			for (int p = 0; p < r->npts; p++)
 				cv->res[m][p] = &jobs[njobs++].res;
-			cv->linear1[m] = jobs[njobs++].res.ops_per_s;
+			cv->linear1[m] = extra ? jobs[njobs++].res.ops_per_s : cv->res[m][0]->ops_per_s;
 		}
 	}
 	*jobs_out = jobs;
@@ -645,6 +761,7 @@ static int cmd_sensitivity(struct run *r, struct mm_error *err)
 		return mm_fail(err, MM_ENOMEM, "out of memory");
 	}
 	r->t_start = now_s();
+	r->next_log_s = 10;
 	int done = 0;
 
 #pragma omp parallel for schedule(dynamic, 1)
@@ -712,10 +829,10 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 	int fit[REPORT_MAX_POINTS] = {0};
 
 	if (r->o.fit_tasks) {
-		char buf[2048], *save, *tok;
+		char *buf = strdup(r->o.fit_tasks), *save, *tok;
+		int rc = buf ? 0 : mm_fail(err, MM_ENOMEM, "out of memory");
 
-		snprintf(buf, sizeof(buf), "%s", r->o.fit_tasks);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (tok = buf ? strtok_r(buf, ",", &save) : NULL; tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 			char *end;
 			long v = strtol(tok, &end, 10);
 			int found = 0;
@@ -724,9 +841,12 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 				if (ms->tasks[p] == v)
 					fit[p] = found = 1;
 			if (*end || end == tok || !found)
-				return mm_fail(err, MM_EINVAL, "--fit-tasks: '%s' is not a task count of %s", tok,
-					       r->o.measured);
+				rc = mm_fail(err, MM_EINVAL, "--fit-tasks: '%.40s' is not a task count of %s", tok,
+					     r->o.measured);
 		}
+		free(buf);
+		if (rc)
+			return rc;
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];
@@ -805,6 +925,17 @@ static int run_band(struct run *r, struct mm_error *err)
 				"mmsim: --band: kernel profile %s has no [fitted] cost with a 1-sigma range "
 				"(mmsim calibrate writes them): %s's band is its curve\n",
 				r->kern[c]->name, cv->label);
+		{
+			char why[256];
+			int bad = calib_untrusted(&r->ks[ks].prof, why, sizeof(why));
+
+			/* a band drawn from a fit that does not describe its machine would look precise */
+			if (bad)
+				fprintf(stderr,
+					"mmsim: --band: WARNING: %s's band is not trustworthy: %d fitted cost(s) of "
+					"kernel profile %s are suspect (%s)\n",
+					cv->label, bad, r->kern[c]->name, why);
+		}
 		n = 0;
 		for (int m = 0; m < 2; m++)
 			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
@@ -842,6 +973,7 @@ static int run_seeds(struct run *r, struct mm_error *err)
 				}
 	}
 	r->t_start = now_s();
+	r->next_log_s = 10;
 	if ((rc = sweep_run(jobs, njobs, progress, r, err))) {
 		free(jobs);
 		return rc;
@@ -904,7 +1036,7 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	struct report_ctx ctx;
 	struct measured ms;
 	int rc, njobs = 0, ncpus;
-	char buf[1024], *save, *tok;
+	char *buf = NULL, *save, *tok;
 
 	if (!r)
 		return die(1, "out of memory");
@@ -942,6 +1074,11 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			free(r);
 			return die(2, "--plot %s: expected a file name ending in .png or .svg", o->plot);
 		}
+		/* before the simulations, not after them */
+		if (outfile_check(o->plot, o->force, "--plot", &err)) {
+			free(r);
+			return die(2, "%s", err.msg);
+		}
 	}
 	if (compare == 2) {
 		if (!strcmp(o->format, "json") || o->plot || o->sensitivity) {
@@ -959,7 +1096,10 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	if ((rc = machine_load(&r->m, o->machine, o->cores, &err)))
 		goto fail;
 	ncpus = o->cores ? o->cores : r->m.topo.ncpus;
-	snprintf(buf, sizeof(buf), "%s", o->scenario);
+	if (!(buf = strdup(o->scenario))) {
+		rc = mm_fail(&err, MM_ENOMEM, "out of memory");
+		goto fail;
+	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		if ((rc = add_curve(r, tok, &err)))
 			goto fail;
@@ -1011,6 +1151,8 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	} else if ((rc = task_list(r, ncpus, &err))) {
 		goto fail;
 	}
+	if ((rc = check_work(r, compare, &err)))
+		goto fail;
 	if (compare == 2) {
 		rc = run_explain(r, &err);
 		goto fail;
@@ -1026,7 +1168,8 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 				  .topology = r->m.topo.summary,
 				  .ncpus = r->m.topo.ncpus,
 				  .seed = o->seed,
-				  .command = cmdline};
+				  .command = cmdline,
+				  .force = o->force};
 	if (o->plot && (rc = report_plot(o->plot, &ctx, r->curve, r->ncurves, &err)))
 		goto fail;
 	if (compare) {
@@ -1044,6 +1187,7 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 fail:
 	if (rc)
 		die(1, "%s", err.msg[0] ? err.msg : mm_strerror(rc));
+	free(buf);
 	free(jobs);
 	for (int c = 0; c < r->ncurves; c++) {
 		free(r->curve[c].seedv);
@@ -1060,8 +1204,11 @@ fail:
 static int cmd_reproduce(const struct opts *o, const char *what)
 {
 	struct mm_error err = {0};
-	struct reproduce_opts ro = {
-	    .seed = o->seed, .events = o->events, .csv = !strcmp(o->format, "csv"), .progress = isatty(2)};
+	struct reproduce_opts ro = {.seed = o->seed,
+				    .events = o->events,
+				    .csv = !strcmp(o->format, "csv"),
+				    .progress = isatty(2),
+				    .max_work = o->max_work};
 
 	if (!what || strcmp(what, "seeds"))
 		return die(2, "reproduce: expected 'mmsim reproduce seeds' (got %s)", what ? what : "nothing");
@@ -1087,7 +1234,8 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 				   .duration = o->duration ? o->duration : "5",
 				   .warmup = o->warmup ? o->warmup : "1",
 				   .out_dir = o->out ? o->out : "validate-out",
-				   .command = cmdline};
+				   .command = cmdline,
+				   .force = o->force};
 	struct validate_run *vr = calloc(1, sizeof(*vr));
 	struct mm_error err = {0};
 	struct opts c = *o;
@@ -1134,23 +1282,57 @@ static int cmd_calibrate(const struct opts *o, const char *cmdline)
 				.kernel = o->kernel,
 				.quick = o->quick,
 				.seed = o->seed,
-				.cmdline = cmdline};
+				.cmdline = cmdline,
+				.force = o->force,
+				.accept_disturbed = o->accept_disturbed};
 
 	if (calibrate_run(&co, &err))
 		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");
 	return 0;
 }
 
+static int run_command(const char *cmd, struct opts *o, const char *reproduce_what, const char *cmdline)
+{
+	if (o->help) {
+		usage(stdout);
+		return 0;
+	}
+	if (o->version) {
+		printf("mmsim %s\n", MMSIM_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "show"))
+		return cmd_show(o);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(o, cmdline, 0);
+	if (!strcmp(cmd, "compare"))
+		return cmd_run(o, cmdline, 1);
+	if (!strcmp(cmd, "explain"))
+		return cmd_run(o, cmdline, 2);
+	if (!strcmp(cmd, "reproduce"))
+		return cmd_reproduce(o, reproduce_what);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(o, cmdline);
+	if (!strcmp(cmd, "calibrate"))
+		return cmd_calibrate(o, cmdline);
+	return die(2,
+		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce, validate or "
+		   "calibrate; see mmsim --help)",
+		   cmd);
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = {.machine = "generic", .format = "table", .seed = 1};
-	char cmdline[2048] = "mmsim";
+	struct opts o = {.machine = "generic", .format = "table", .seed = 1, .max_work = SIM_MAX_WORK};
+	char *cmdline;
+	size_t len = sizeof("mmsim");
 	const char *cmd = "run", *reproduce_what = NULL;
 	int first = 1, rc;
 
 	gsl_set_error_handler_off();
-	for (int i = 1; i < argc; i++)
-		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s", argv[i]);
+	cleanup_install();
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		first = 2;
@@ -1163,32 +1345,15 @@ int main(int argc, char **argv)
 		o.machine = "local"; /* this machine: the benchmark runs here */
 	if ((rc = parse_opts(argc - first, argv + first, &o)))
 		return rc;
-	if (o.help) {
-		usage(stdout);
-		return 0;
-	}
-	if (o.version) {
-		printf("mmsim %s\n", MMSIM_VERSION);
-		return 0;
-	}
-	if (!strcmp(cmd, "list"))
-		return cmd_list();
-	if (!strcmp(cmd, "show"))
-		return cmd_show(&o);
-	if (!strcmp(cmd, "run"))
-		return cmd_run(&o, cmdline, 0);
-	if (!strcmp(cmd, "compare"))
-		return cmd_run(&o, cmdline, 1);
-	if (!strcmp(cmd, "explain"))
-		return cmd_run(&o, cmdline, 2);
-	if (!strcmp(cmd, "reproduce"))
-		return cmd_reproduce(&o, reproduce_what);
-	if (!strcmp(cmd, "validate"))
-		return cmd_validate(&o, cmdline);
-	if (!strcmp(cmd, "calibrate"))
-		return cmd_calibrate(&o, cmdline);
-	return die(2,
-		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce, validate or "
-		   "calibrate; see mmsim --help)",
-		   cmd);
+	/* the command line, whole, for the metadata of what mmsim writes */
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if (!(cmdline = malloc(len)))
+		return die(1, "out of memory");
+	strcpy(cmdline, "mmsim");
+	for (int i = 1; i < argc; i++)
+		strcat(strcat(cmdline, " "), argv[i]);
+	rc = run_command(cmd, &o, reproduce_what, cmdline);
+	free(cmdline);
+	return rc;
 }

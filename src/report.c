@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
+#include "cleanup.h"
 #include "scenario.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,10 +215,12 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 		struct mm_error *err)
 {
 	const char *ext = strrchr(path, '.');
-	char script[] = "/tmp/mmsim-plot-XXXXXX";
-	char datafile[sizeof(script) + 8], partial[4200];
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char script[4200], datafile[4200];
+	struct outfile out;
+	struct stat st;
 	FILE *f, *d;
-	int fd, status, n = 0;
+	int fd, dfd, status, n = 0, rc, slot[2], child;
 	pid_t pid;
 
 	if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
@@ -224,21 +228,36 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	if (strchr(path, '\'') || strlen(path) > 4000)
 		return mm_fail(err, MM_EINVAL, "--plot %s: a quote or an overlong name cannot be passed to gnuplot",
 			       path);
-	/* gnuplot draws into a side file, renamed only when complete: nothing half-written */
-	snprintf(partial, sizeof(partial), "%s.part%s", path, ext);
+	/* gnuplot draws into a side file, renamed only when complete: nothing half-written; the
+	 * script and the data go on every exit, a signal's included (cleanup.h) */
+	if ((rc = outfile_reserve(&out, path, ctx->force, "--plot", err)))
+		return rc;
+	snprintf(script, sizeof(script), "%s/mmsim-plot-XXXXXX", tmpdir);
+	snprintf(datafile, sizeof(datafile), "%s/mmsim-plot-XXXXXX.dat", tmpdir);
 	fd = mkstemp(script);
-	if (fd < 0)
-		return mm_fail(err, MM_EIO, "--plot: cannot create a temporary file: %s", strerror(errno));
-	snprintf(datafile, sizeof(datafile), "%s.dat", script);
+	dfd = fd < 0 ? -1 : mkstemps(datafile, 4);
+	if (fd < 0 || dfd < 0) {
+		rc = mm_fail(err, MM_EIO, "--plot: cannot create a temporary file: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd), unlink(script);
+		outfile_abort(&out);
+		return rc;
+	}
+	slot[0] = cleanup_add_file(script);
+	slot[1] = cleanup_add_file(datafile);
 	f = fdopen(fd, "w");
-	d = fopen(datafile, "w");
-	if (!f || !d) {
+	d = fdopen(dfd, "w");
+	if (!f || !d || slot[0] < 0 || slot[1] < 0) {
 		if (f)
 			fclose(f);
+		else
+			close(fd);
 		if (d)
 			fclose(d);
-		unlink(script);
-		return mm_fail(err, MM_EIO, "--plot: cannot write temporary files");
+		else
+			close(dfd);
+		rc = mm_fail(err, MM_EIO, "--plot: cannot write temporary files");
+		goto out;
 	}
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
@@ -266,7 +285,7 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	}
 	fclose(d);
 	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
-	fprintf(f, "set output '%s'\n", partial);
+	fprintf(f, "set output '%s'\n", out.tmp);
 	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
 	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
@@ -326,23 +345,81 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 	fclose(f);
 	pid = fork();
 	if (pid == 0) {
+		cleanup_child_setup();
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
 	status = -1;
-	if (pid > 0)
-		waitpid(pid, &status, 0);
+	if (pid > 0) {
+		setpgid(pid, pid);
+		child = cleanup_add_child(pid);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		cleanup_forget_child(child);
+	}
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(out.tmp, &st) || st.st_size == 0) {
+		rc = mm_fail(err, MM_EIO, "--plot %s: gnuplot failed%s", path,
+			     WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)"
+									     : " (can the file be written there?)");
+		goto out;
+	}
+	rc = outfile_commit(&out, err);
+out:
 	unlink(script);
 	unlink(datafile);
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || access(partial, F_OK)) {
-		unlink(partial);
-		return mm_fail(err, MM_EIO, "--plot %s: gnuplot failed%s", path,
-			       WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)"
-									       : " (can the file be written there?)");
-	}
-	if (rename(partial, path)) {
-		unlink(partial);
-		return mm_fail(err, MM_EIO, "--plot %s: %s", path, strerror(errno));
+	cleanup_forget_file(slot[0]);
+	cleanup_forget_file(slot[1]);
+	if (rc)
+		outfile_abort(&out);
+	return rc;
+}
+
+/* One field of a will-it-scale row, the whole of it a decimal number (not inf, nan or hex). */
+static int measured_field(const char *f, size_t len, double *v)
+{
+	char *end;
+
+	if (!len || profile_decimal_len(f) != len)
+		return -1;
+	errno = 0;
+	*v = strtod(f, &end);
+	return end == f + len && !errno && isfinite(*v) ? 0 : -1;
+}
+
+/* Check one data row of runtest.py's CSV into @v[6]; the message names the column. */
+static int measured_row(const char *path, int lineno, const char *line, double *v, struct mm_error *err)
+{
+	static const char *const names[6] = {"tasks",	"processes",	"processes_idle",
+					     "threads", "threads_idle", "linear"};
+	const char *f = line;
+
+	for (int k = 0; k < 6; k++) {
+		size_t len = strcspn(f, ",");
+		int col = (int)(f - line) + 1;
+
+		if ((k < 5 && f[len] != ',') || (k == 5 && f[len]))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d:1: expected 'tasks,processes,processes_idle,threads,threads_idle,linear' "
+				       "with numbers (6 fields), found '%.200s'",
+				       path, lineno, line);
+		if (measured_field(f, len, &v[k]) || (k == 0 && strspn(f, "0123456789") != len))
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d:1: expected 'tasks,processes,processes_idle,threads,threads_idle,linear' "
+				       "with numbers: column %d, %s = '%.*s', is not %s",
+				       path, lineno, col, names[k], (int)(len < 60 ? len : 60), f,
+				       k == 0 ? "a whole number of tasks" : "a finite decimal number");
+		/* validate/wis.c writes idle -1 for a window too short to measure */
+		if ((k == 2 || k == 4) && v[k] != -1 && (v[k] < 0 || v[k] > 100))
+			return mm_fail(err, MM_ERANGE,
+				       "%s:%d:%d: %s = %g: expected a percentage from 0 to 100, or -1 (not measurable)",
+				       path, lineno, col, names[k], v[k]);
+		if ((k == 1 || k == 3 || k == 5) && v[k] < 0)
+			return mm_fail(err, MM_ERANGE, "%s:%d:%d: %s = %g: expected ops/s >= 0 (0: not measured)", path,
+				       lineno, col, names[k], v[k]);
+		if (k == 0 && v[k] > 1000000)
+			return mm_fail(err, MM_ERANGE, "%s:%d:1: %g tasks: expected at most 1000000", path, lineno,
+				       v[k]);
+		f += len + 1;
 	}
 	return 0;
 }
@@ -350,17 +427,17 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 int measured_load(const char *path, struct measured *m, struct mm_error *err)
 {
 	static const char header[] = "tasks,processes,processes_idle,threads,threads_idle,linear";
-	char line[4096];
-	int lineno = 0, seen_header = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, seen_header = 0, rc = 0;
 	FILE *f = fopen(path, "r");
 
 	memset(m, 0, sizeof(*m));
 	if (!f)
 		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		long long tasks;
-		double pr, pri, th, thi, lin;
-		char extra;
+	/* getline: a line of any length is one line (a long '#' line is not cut into a data row) */
+	while (getline(&line, &cap, f) >= 0) {
+		double v[6];
 
 		lineno++;
 		line[strcspn(line, "\r\n")] = 0;
@@ -368,43 +445,41 @@ int measured_load(const char *path, struct measured *m, struct mm_error *err)
 			continue;
 		if (!seen_header) {
 			if (strcmp(line, header)) {
-				fclose(f);
-				return mm_fail(err, MM_EPARSE, "%s:%d:1: expected will-it-scale's header '%s'", path,
-					       lineno, header);
+				rc = mm_fail(err, MM_EPARSE, "%s:%d:1: expected will-it-scale's header '%s'", path,
+					     lineno, header);
+				goto out;
 			}
 			seen_header = 1;
 			continue;
 		}
-		if (sscanf(line, "%lld,%lf,%lf,%lf,%lf,%lf%c", &tasks, &pr, &pri, &th, &thi, &lin, &extra) != 6 ||
-		    tasks < 0 || pr < 0 || th < 0) {
-			fclose(f);
-			return mm_fail(err, MM_EPARSE,
-				       "%s:%d:1: expected 'tasks,processes,processes_idle,threads,threads_idle,linear' "
-				       "with numbers, found '%s'",
-				       path, lineno, line);
-		}
-		if (tasks == 0)
+		if ((rc = measured_row(path, lineno, line, v, err)))
+			goto out;
+		if (v[0] == 0)
 			continue; /* runtest.py's first row */
-		if (m->n == REPORT_MAX_POINTS || tasks > 1000000) {
-			fclose(f);
-			return mm_fail(err, MM_ERANGE, "%s:%d:1: too many rows or tasks", path, lineno);
+		if (m->n == REPORT_MAX_POINTS) {
+			rc = mm_fail(err, MM_ERANGE, "%s:%d:1: more than %d rows", path, lineno, REPORT_MAX_POINTS);
+			goto out;
 		}
-		m->tasks[m->n] = (int)tasks;
-		m->ops[SC_PROCESSES][m->n] = pr;
-		m->idle[SC_PROCESSES][m->n] = pri;
-		m->ops[SC_THREADS][m->n] = th;
-		m->idle[SC_THREADS][m->n] = thi;
-		m->has[SC_PROCESSES] |= pr > 0;
-		m->has[SC_THREADS] |= th > 0;
+		m->tasks[m->n] = (int)v[0];
+		m->ops[SC_PROCESSES][m->n] = v[1];
+		m->idle[SC_PROCESSES][m->n] = v[2];
+		m->ops[SC_THREADS][m->n] = v[3];
+		m->idle[SC_THREADS][m->n] = v[4];
+		m->has[SC_PROCESSES] |= v[1] > 0;
+		m->has[SC_THREADS] |= v[3] > 0;
 		m->n++;
 	}
+	if (ferror(f))
+		rc = mm_fail(err, MM_EIO, "%s: read error", path);
+	else if (!seen_header)
+		rc =
+		    mm_fail(err, MM_EPARSE, "%s: no will-it-scale header '%s' (is it a runtest.py CSV?)", path, header);
+	else if (!m->n || (!m->has[0] && !m->has[1]))
+		rc = mm_fail(err, MM_EPARSE, "%s: no measured point (every row is 0)", path);
+out:
+	free(line);
 	fclose(f);
-	if (!seen_header)
-		return mm_fail(err, MM_EPARSE, "%s: no will-it-scale header '%s' (is it a runtest.py CSV?)", path,
-			       header);
-	if (!m->n || (!m->has[0] && !m->has[1]))
-		return mm_fail(err, MM_EPARSE, "%s: no measured point (every row is 0)", path);
-	return 0;
+	return rc;
 }
 
 void err_tally_add(struct err_tally *t, double err_pct)

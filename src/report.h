@@ -62,6 +62,7 @@ struct report_ctx {
 	int ncpus;
 	unsigned long long seed;
 	const char *command;
+	int force; /* --plot replaces an existing file */
 };
 
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves);

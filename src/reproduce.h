@@ -11,6 +11,7 @@ struct reproduce_opts {
 	int csv;	  /* rows as CSV instead of tables */
 	int sensitivity;  /* 0.5x/2x of every unmeasured number each point rests on */
 	int progress;	  /* simulations done, on stderr */
+	double max_work;  /* --max-work: each simulation's bound (0: SIM_MAX_WORK) */
 };
 
 int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err);

@@ -8,6 +8,7 @@
  * measured counts beside the scenario's own (explain.c's op_counts()).
  */
 #include "validate.h"
+#include "cleanup.h"
 #include "machine.h"
 #include "scenario.h"
 #include "sim.h"
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,7 +197,7 @@ static int run_bench(char *const *argv, const char *tmpdir, char *out, size_t ca
 	extern char **environ;
 	char tmpenv[PATH_MAX + 8], **envp;
 	size_t len = 0, ne = 0, k = 0;
-	int fd[2];
+	int fd[2], slot;
 	pid_t pid;
 
 	/* the child's environment, built here: between fork and exec only async-signal-safe calls */
@@ -226,6 +228,7 @@ static int run_bench(char *const *argv, const char *tmpdir, char *out, size_t ca
 		return mm_fail(err, MM_EIO, "validate: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		cleanup_child_setup(); /* its own group, and it dies with mmsim */
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
@@ -233,7 +236,17 @@ static int run_bench(char *const *argv, const char *tmpdir, char *out, size_t ca
 		fprintf(stderr, "mmsim: validate: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(126);
 	}
+	/* also here: a signal before the child's own setpgid must still find its group */
+	setpgid(pid, pid);
+	slot = cleanup_add_child(pid);
 	free(envp);
+	if (slot < 0) {
+		kill(-pid, SIGKILL);
+		close(fd[0]);
+		close(fd[1]);
+		waitpid(pid, status, 0);
+		return mm_fail(err, MM_ENOMEM, "validate: too many child processes to track");
+	}
 	close(fd[1]);
 	for (;;) {
 		ssize_t n = read(fd[0], out + len, cap - 1 - len);
@@ -254,8 +267,11 @@ static int run_bench(char *const *argv, const char *tmpdir, char *out, size_t ca
 	out[len] = 0;
 	close(fd[0]);
 	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			cleanup_forget_child(slot);
 			return mm_fail(err, MM_EIO, "validate: waitpid: %s", strerror(errno));
+		}
+	cleanup_forget_child(slot);
 	return 0;
 }
 
@@ -268,10 +284,10 @@ static int tmpfs_with_room(const char *dir, double need)
 }
 
 /* The filesystem the benchmark found its $TMPDIR on: its CSV's '# tmpdir: DIR (FS)' line. */
-static void tmpdir_fs_from_csv(struct validate_run *run)
+static void tmpdir_fs_from_csv(struct validate_run *run, const char *csv)
 {
 	char line[PATH_MAX + 64];
-	FILE *f = fopen(run->csv, "r");
+	FILE *f = fopen(csv, "r");
 
 	snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "unknown");
 	if (!f)
@@ -312,33 +328,29 @@ static void pick_tmpdir(struct validate_run *run, long max_tasks)
 	}
 }
 
-/* Puts mmsim's own '#' lines at the top of the benchmark's CSV. */
-static int prepend_meta(const char *path, const char *meta, struct mm_error *err)
+/*
+ * The result: mmsim's own '#' lines, then the benchmark's CSV (@raw, a temporary name), written
+ * whole under another temporary name and renamed to run->csv; @raw is removed either way.
+ */
+static int write_result(struct outfile *raw, const char *csv, int force, const char *meta, struct mm_error *err)
 {
-	char tmp[PATH_MAX + 8], *text = NULL;
-	FILE *f;
+	struct outfile res;
+	char *text = NULL;
 	int rc;
 
-	if ((rc = mm_read_text_file(path, &text, err)))
-		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		free(text);
-		return mm_fail(err, MM_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	rc = mm_read_text_file(raw->tmp, &text, err);
+	if (!rc && !(rc = outfile_open(&res, csv, force, "validate: result", err))) {
+		fputs(meta, res.f);
+		fputs(text, res.f);
+		rc = outfile_commit(&res, err);
 	}
-	fputs(meta, f);
-	fputs(text, f);
 	free(text);
-	if (fclose(f) || rename(tmp, path)) {
-		unlink(tmp);
-		return mm_fail(err, MM_EIO, "%s: cannot write: %s", path, strerror(errno));
-	}
-	return 0;
+	outfile_abort(raw);
+	return rc;
 }
 
-/* Appends sep and arg to buf, arg in single quotes unless it is plain. */
-static void quote_append(char *buf, size_t cap, const char *sep, const char *arg)
+/* Appends sep and arg to buf, arg in single quotes unless it is plain; -1 when it does not fit. */
+static int quote_append(char *buf, size_t cap, const char *sep, const char *arg)
 {
 	size_t n = strlen(buf);
 	int plain = *arg != 0;
@@ -346,12 +358,12 @@ static void quote_append(char *buf, size_t cap, const char *sep, const char *arg
 	for (const char *p = arg; *p; p++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:", *p))
 			plain = 0;
-	snprintf(buf + n, cap - n, plain ? "%s%s" : "%s'%s'", sep, arg);
+	return (size_t)snprintf(buf + n, cap - n, plain ? "%s%s" : "%s'%s'", sep, arg) < cap - n ? 0 : -1;
 }
 
-static void quote_into(char *buf, size_t cap, const char *arg)
+static int quote_into(char *buf, size_t cap, const char *arg)
 {
-	quote_append(buf, cap, buf[0] ? " " : "", arg);
+	return quote_append(buf, cap, buf[0] ? " " : "", arg);
 }
 
 int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err)
@@ -359,8 +371,10 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	const struct bench_map *bm;
 	struct scenario sc;
 	struct utsname u;
-	char exe[PATH_MAX], host[256] = "host", day[16], stem[PATH_MAX - 8], out[1024], tlim[32], meta[8192];
+	char exe[PATH_MAX], host[256] = "host", stamp[32], stem[PATH_MAX - 8], out[1024], tlim[32], meta[8192];
 	char *argv[32];
+	struct outfile raw;
+	int quoted = 0;
 	double duration, warmup, t0, t1;
 	struct timespec ts;
 	time_t now = time(NULL);
@@ -408,8 +422,9 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 			       "populate and pin_fast; mmsim compare --measured FILE holds any variant against a CSV "
 			       "from elsewhere)",
 			       run->variant);
-	if (strcmp(run->mode, "threads") && strcmp(run->mode, "processes") && strcmp(run->mode, "both"))
-		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", run->mode);
+	/* req->mode itself: run->mode holds only the valid (short) names */
+	if (req->mode && strcmp(req->mode, "threads") && strcmp(req->mode, "processes") && strcmp(req->mode, "both"))
+		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", req->mode);
 	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
 		return rc;
 	if (bm->file)
@@ -422,16 +437,25 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		if (*p == '/' || *p == ' ')
 			*p = '_';
 	gmtime_r(&now, &tm);
-	strftime(day, sizeof(day), "%Y%m%d", &tm);
+	/* the time too: a second run the same day is a second result, not a replacement */
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	if ((rc = mkdir_p(req->out_dir, err)))
 		return rc;
-	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, run->variant, host, day) >= sizeof(stem))
+	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, run->variant, host, stamp) >=
+	    sizeof(stem))
 		return mm_fail(err, MM_ERANGE, "--out: path too long");
 	snprintf(run->csv, sizeof(run->csv), "%s.csv", stem);
 	snprintf(run->png, sizeof(run->png), "%s.png", stem);
+	/* before minutes of measuring: neither result may be there already */
+	if ((rc = outfile_check(run->csv, req->force, "validate: result", err)) ||
+	    (rc = outfile_check(run->png, req->force, "validate: plot", err)))
+		return rc;
 	/* generous: each point is warm-up + duration + two perf stat runs */
 	nmodes = strcmp(run->mode, "both") ? 1 : 2;
 	snprintf(tlim, sizeof(tlim), "%.0f", 60 + npts * nmodes * (warmup + duration + 60));
+	/* the benchmark writes under a temporary name: what lands as run->csv is only the whole result */
+	if ((rc = outfile_reserve(&raw, run->csv, req->force, "validate: result", err)))
+		return rc;
 	argv[na++] = exe;
 	argv[na++] = "--tasks";
 	argv[na++] = (char *)req->tasks;
@@ -451,24 +475,37 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		argv[na++] = thp ? "on" : "off";
 	}
 	argv[na++] = "--out";
-	argv[na++] = run->csv;
+	argv[na++] = raw.tmp;
+	argv[na++] = "--force"; /* the reserved (empty) temporary file is ours to replace */
 	argv[na] = NULL;
+	/* the command as the CSV records it: --out names the result, not the temporary file */
 	if (run->tmpdir[0])
-		quote_append(run->bench_cmd, sizeof(run->bench_cmd), "TMPDIR=", run->tmpdir);
-	for (int i = 0; i < na; i++)
-		quote_into(run->bench_cmd, sizeof(run->bench_cmd), argv[i]);
+		quoted |= quote_append(run->bench_cmd, sizeof(run->bench_cmd), "TMPDIR=", run->tmpdir);
+	for (int i = 0; i < na - 3; i++)
+		quoted |= quote_into(run->bench_cmd, sizeof(run->bench_cmd), argv[i]);
+	quoted |= quote_into(run->bench_cmd, sizeof(run->bench_cmd), "--out");
+	quoted |= quote_into(run->bench_cmd, sizeof(run->bench_cmd), run->csv);
+	if (quoted) {
+		outfile_abort(&raw);
+		return mm_fail(err, MM_ERANGE,
+			       "validate: the benchmark's command line is over %zu bytes (is --tasks that long?): "
+			       "not recorded in part",
+			       sizeof(run->bench_cmd) - 1);
+	}
 	fprintf(stderr, "mmsim: validate: %s\n", run->bench_cmd);
-	unlink(run->csv);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
-	if ((rc = run_bench(argv, run->tmpdir[0] ? run->tmpdir : NULL, out, sizeof(out), &status, err)))
+	if ((rc = run_bench(argv, run->tmpdir[0] ? run->tmpdir : NULL, out, sizeof(out), &status, err))) {
+		outfile_abort(&raw);
 		return rc;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t1 = ts.tv_sec + ts.tv_nsec / 1e9;
 	run->seconds = t1 - t0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == WIS_SKIPPED) {
 		const char *s = strstr(out, "skipped: ");
 
+		outfile_abort(&raw);
 		run->skipped = 1;
 		snprintf(run->skip_reason, sizeof(run->skip_reason), "%s", s ? s + 9 : "(no reason given)");
 		run->skip_reason[strcspn(run->skip_reason, "\n")] = 0;
@@ -477,24 +514,31 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	if (out[0])
 		fputs(out, stderr);
 	if (!WIFEXITED(status))
-		return mm_fail(err, MM_EIO, "validate: %s was killed by signal %d", bm->bench,
-			       WIFSIGNALED(status) ? WTERMSIG(status) : -1);
-	if (WEXITSTATUS(status) == WIS_REFUSED)
-		return mm_fail(err, MM_EINVAL, "validate: %s refused to run (exit 2; its message is above)", bm->bench);
-	if (WEXITSTATUS(status) == WIS_TIME_LIMIT)
+		rc = mm_fail(err, MM_EIO, "validate: %s was killed by signal %d", bm->bench,
+			     WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+	else if (WEXITSTATUS(status) == WIS_REFUSED)
+		rc = mm_fail(err, MM_EINVAL, "validate: %s refused to run (exit 2; its message is above)", bm->bench);
+	else if (WEXITSTATUS(status) == WIS_TIME_LIMIT)
 		fprintf(stderr, "mmsim: validate: %s reached its time limit; comparing the points it finished\n",
 			bm->bench);
 	else if (WEXITSTATUS(status) != WIS_OK)
-		return mm_fail(err, MM_EIO, "validate: %s failed (exit %d; its message is above)", bm->bench,
-			       WEXITSTATUS(status));
+		rc = mm_fail(err, MM_EIO, "validate: %s failed (exit %d; its message is above)", bm->bench,
+			     WEXITSTATUS(status));
+	if (rc) {
+		outfile_abort(&raw);
+		return rc;
+	}
 	if (run->tmpdir[0])
-		tmpdir_fs_from_csv(run);
-	snprintf(meta, sizeof(meta),
-		 "# mmsim validate: variant %s (models linux-%s) against %s; this kernel %s\n"
-		 "# mmsim validate command: %s\n# mmsim validate benchmark: %s (%.1f s)\n",
-		 run->variant, run->kernel_modelled, bm->bench, run->kernel_here, req->command ? req->command : "",
-		 run->bench_cmd, run->seconds);
-	return prepend_meta(run->csv, meta, err);
+		tmpdir_fs_from_csv(run, raw.tmp);
+	if ((size_t)snprintf(meta, sizeof(meta),
+			     "# mmsim validate: variant %s (models linux-%s) against %s; this kernel %s\n"
+			     "# mmsim validate command: %s\n# mmsim validate benchmark: %s (%.1f s)\n",
+			     run->variant, run->kernel_modelled, bm->bench, run->kernel_here,
+			     req->command ? req->command : "", run->bench_cmd, run->seconds) >= sizeof(meta)) {
+		outfile_abort(&raw);
+		return mm_fail(err, MM_ERANGE, "validate: the CSV's '#' lines are over %zu bytes", sizeof(meta) - 1);
+	}
+	return write_result(&raw, run->csv, req->force, meta, err);
 }
 
 /* "6.18.44-fc" -> "6.18" */

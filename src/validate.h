@@ -25,6 +25,7 @@ struct validate_req {
 	const char *warmup;   /* seconds of warm-up, discarded */
 	const char *out_dir;  /* where the CSV and the plot go */
 	const char *command;  /* mmsim's command line, for the CSV's metadata */
+	int force;	      /* replace an existing CSV or plot of the same name */
 };
 
 struct validate_run {
@@ -43,9 +44,11 @@ struct validate_run {
 	double seconds;	       /* wall time of the benchmark run */
 };
 
-/* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd>.csv (with '#' lines
- * saying what ran) and names the plot beside it.  0 (run->skipped says whether it ran), or an
- * error code with a message in err. */
+/* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd-hhmmss>.csv (UTC; with
+ * '#' lines saying what ran) and names the plot beside it.  The benchmark writes under a temporary
+ * name; only the whole, annotated result is renamed into place, and an existing one is refused
+ * unless req->force.  0 (run->skipped says whether it ran), or an error code with a message in
+ * err. */
 int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err);
 
 /* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */

@@ -131,7 +131,7 @@ echo "[mmsim exit status: $rc]"
 [ "$rc" -eq 0 ] || fail "expected exit status 0"
 csv=$(ls "$dir"/page_fault1_vma_lock-*-*.csv 2>/dev/null)
 png=$(ls "$dir"/page_fault1_vma_lock-*-*.png 2>/dev/null)
-[ -n "$csv" ] && [ -s "$csv" ] || fail "no CSV <variant>-<host>-<date>.csv in $dir"
+[ -n "$csv" ] && [ -s "$csv" ] || fail "no CSV <variant>-<host>-<yyyymmdd-hhmmss>.csv in $dir"
 [ -n "$png" ] && [ -s "$png" ] || fail "no PNG beside the CSV in $dir"
 head -n 1 "$csv" | grep -q '^# mmsim validate: variant page_fault1_vma_lock (models linux-6.4)' ||
   fail "the CSV does not start with mmsim's '#' lines"
@@ -183,3 +183,143 @@ exit 1
 add_test(NAME validate_pin_fast_skip
   COMMAND sh ${MMSIM_CLI_DIR}/validate_skip.sh $<TARGET_FILE:mmsim> ${MMSIM_CLI_DIR}/validate-skip-out)
 set_tests_properties(validate_pin_fast_skip PROPERTIES LABELS harness TIMEOUT 120 RUN_SERIAL TRUE)
+
+# ---- results are whole or absent, and nothing outlives mmsim (issue 14) -----
+
+# validate_kill.sh MMSIM WORKDIR SIG: mmsim validate (mmap1, 1 task, 60 s) stopped by SIG once its
+# benchmark runs.  No process may survive (the out dir's name, unique to this run, is in the
+# benchmark's command line), and --out must hold no file; after SIGKILL mmsim cannot clean up,
+# so the benchmark must die by PR_SET_PDEATHSIG and only an empty temporary name may be left.
+file(WRITE ${MMSIM_CLI_DIR}/validate_kill.sh [=[
+mmsim=$1
+sig=$3
+mark=vkill-$sig-$$
+dir=$2/$mark
+fail() {
+  echo "FAIL: $*"
+  pkill -KILL -f -- "$mark" 2>/dev/null
+  rm -rf "$dir"
+  exit 1
+}
+rm -rf "$dir"
+# a non-interactive shell starts background jobs with SIGINT ignored; mmsim keeps an ignored
+# signal ignored (as under nohup), so give it the default back
+env --default-signal=INT "$mmsim" validate --scenario mmap1 --tasks 1 --duration 60 --warmup 0 --out "$dir" \
+  >"$dir.log" 2>&1 &
+pid=$!
+# wait (at most 20 s, for a loaded machine) until the benchmark runs
+i=0
+until pgrep -f -- "wis_mmap1 .*$mark" >/dev/null 2>&1
+do
+  i=$((i + 1))
+  [ $i -le 200 ] || fail "the benchmark did not start: $(cat "$dir.log")"
+  sleep 0.1
+done
+sleep 0.5
+kill -"$sig" $pid
+wait $pid
+rc=$?
+echo "mmsim after SIG$sig: exit status $rc"
+# a survivor of SIGKILL dies by PDEATHSIG, but not at once: poll for 5 s
+i=0
+while pgrep -f -- "$mark" >/dev/null 2>&1
+do
+  i=$((i + 1))
+  [ $i -le 50 ] || fail "processes survived SIG$sig: $(pgrep -af -- "$mark")"
+  sleep 0.1
+done
+echo "no process of the run is left"
+left=$(ls -A "$dir" 2>/dev/null)
+if [ "$sig" = KILL ]
+then
+  # the empty name mmsim reserved for the benchmark: not a result name, and empty
+  for f in $left
+  do
+    case $f in
+    *.csv.tmp-*) [ ! -s "$dir/$f" ] || fail "SIGKILL left a temporary file with data: $f" ;;
+    *) fail "SIGKILL left $f in --out" ;;
+    esac
+  done
+  echo "left in --out: ${left:-nothing} (no result name)"
+else
+  want=130
+  [ "$sig" = TERM ] && want=143
+  [ "$rc" -eq $want ] || fail "exit status $rc, expected $want (128 + SIG$sig)"
+  [ -z "$left" ] || fail "SIG$sig left files in --out: $left"
+  echo "--out holds no file"
+fi
+rm -rf "$dir" "$dir.log"
+exit 0
+]=])
+foreach(sig INT TERM KILL)
+  add_test(NAME validate_killed_${sig}
+    COMMAND sh ${MMSIM_CLI_DIR}/validate_kill.sh $<TARGET_FILE:mmsim> ${MMSIM_CLI_DIR} ${sig})
+  set_tests_properties(validate_killed_${sig} PROPERTIES LABELS harness TIMEOUT 90)
+endforeach()
+
+# A benchmark that writes its CSV and then fails: its raw output must not land in --out.
+file(WRITE ${FAKE_BIN}/wis_page_fault4 [=[#!/bin/sh
+while [ "$#" -gt 0 ]
+do
+  [ "$1" = --out ] && printf 'tasks,processes,processes_idle,threads,threads_idle,linear\n1,0,0,5,0,5\n' >"$2"
+  shift
+done
+echo 'wis_page_fault4: canned failure after writing' >&2
+exit 1
+]=])
+file(CHMOD ${FAKE_BIN}/wis_page_fault4 PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+  GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+add_test(NAME cli_validate_failed_bench_leaves_nothing
+  COMMAND sh -c "d=${MMSIM_CLI_DIR}/validate-failed-out
+rm -rf $d
+MMSIM_VALIDATE_BIN_DIR=${FAKE_BIN} \"$0\" validate --scenario page_fault4_vma_lock --machine nehalem-i7-920 --tasks 1 --out $d
+rc=$?
+echo \"[mmsim exit status: $rc] in --out: $(ls -A $d)\"
+test $rc -ne 0 && test -z \"$(ls -A $d)\" && rm -rf $d"
+    $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_validate_failed_bench_leaves_nothing PROPERTIES LABELS fast TIMEOUT 60)
+
+# An existing result is not replaced without --force: the names of the next 30 seconds exist.
+file(WRITE ${MMSIM_CLI_DIR}/validate_exists.sh [=[
+mmsim=$1
+bin=$2
+dir=$3/validate-exists-out
+fail() {
+  echo "FAIL: $*"
+  rm -rf "$dir"
+  exit 1
+}
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+host=$(uname -n | tr '/ ' '__')
+now=$(date -u +%s)
+for i in $(seq 0 30)
+do
+  echo old >"$dir/page_fault1_vma_lock-$host-$(date -u -d @$((now + i)) +%Y%m%d-%H%M%S).csv"
+done
+run() {
+  MMSIM_VALIDATE_BIN_DIR=$bin "$mmsim" validate --scenario page_fault1_vma_lock --machine nehalem-i7-920 \
+    --tasks 1,2 --out "$dir" "$@" >"$dir.log" 2>&1
+}
+run
+rc=$?
+cat "$dir.log"
+[ "$rc" -ne 0 ] || fail "an existing result was replaced without --force"
+grep -q 'exists: not overwritten (--force to replace it)' "$dir.log" || fail "no message for the existing result"
+[ "$(cat "$dir"/*.csv | sort -u)" = old ] || fail "an existing result changed"
+[ -z "$(ls "$dir" | grep -v '\.csv$')" ] || fail "files left beside the results: $(ls "$dir")"
+run --force || fail "--force: exit status $?: $(cat "$dir.log")"
+[ "$(grep -l '^# mmsim validate: variant page_fault1_vma_lock' "$dir"/*.csv | wc -l)" -eq 1 ] ||
+  fail "--force did not replace exactly one result"
+echo "ok: refused without --force, replaced with it"
+rm -rf "$dir" "$dir.log"
+]=])
+add_test(NAME cli_validate_keeps_existing
+  COMMAND sh ${MMSIM_CLI_DIR}/validate_exists.sh $<TARGET_FILE:mmsim> ${FAKE_BIN} ${MMSIM_CLI_DIR})
+set_tests_properties(cli_validate_keeps_existing PROPERTIES LABELS fast TIMEOUT 60)
+
+# A --tasks list longer than the recorded command can hold is an error, not a cut record.
+string(REPEAT "1," 2600 LONG_TASKS)
+mmsim_validate_fake(validate_long_tasks fail
+  PATTERNS "validate: the benchmark's command line is over [0-9]+ bytes"
+  ARGS --scenario page_fault1_vma_lock --machine nehalem-i7-920 --tasks ${LONG_TASKS}1
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)

@@ -272,12 +272,61 @@ static void band_spans_the_fitted_range(void **state)
 	assert_true(lo < central * 0.99 && hi > central * 1.01);
 }
 
+/* A cost that ends within 0.1% of either end of its search is at the bound; one inside is not. */
+static void at_bound_is_found(void **state)
+{
+	struct fit_param p = {.initial = 450, .lower = 450.0 / CALIB_SEARCH_DOWN, .upper = 450.0 * CALIB_SEARCH_UP};
+
+	(void)state;
+	assert_true(calib_at_bound(&p, 115200));
+	assert_true(calib_at_bound(&p, 450.0 / 64));
+	assert_false(calib_at_bound(&p, 2842));
+	assert_false(calib_at_bound(&p, 115200 * 0.99));
+}
+
+/*
+ * What --band must not trust: an entry marked UNTRUSTED, or one at the bound of calibrate's search
+ * as its note's base value gives it (a profile from before the marking); a sound fit is trusted.
+ */
+static void untrusted_entries_are_found(void **state)
+{
+	struct prof_entry e[3] = {
+	    {.section = "costs", .key = "fault_entry_exit", .value = "115200", .num = 115200, .is_num = 1},
+	    {.section = "costs", .key = "mmap_region", .value = "5352", .num = 5352, .is_num = 1},
+	    {.section = "costs", .key = "thp_alloc", .value = "3000", .num = 3000, .is_num = 1},
+	};
+	struct profile p = {.nentries = 3, .cap = 3, .e = e};
+	char why[256];
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		e[i].tag = PROF_FITTED;
+	snprintf(e[0].note, sizeof(e[0].note),
+		 "[fitted] by mmsim calibrate; 1-sigma 113500..115200+ cycles (linux-6.8 had 450)");
+	snprintf(e[1].note, sizeof(e[1].note),
+		 "[fitted] by mmsim calibrate; 1-sigma 4918..5970 cycles (linux-6.8 had 3000)");
+	e[2].tag = PROF_ASSUMED;
+	assert_int_equal(calib_untrusted(&p, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "fault_entry_exit = 115200: at the bound"));
+	snprintf(e[1].note, sizeof(e[1].note),
+		 CALIB_UNTRUSTED ": fitted to runs beside other load [fitted] x (linux-6.8 had 3000)");
+	assert_int_equal(calib_untrusted(&p, why, sizeof(why)), 2);
+	e[0].num = 2842;
+	assert_int_equal(calib_untrusted(&p, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "mmap_region"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(missing_csv_is_an_error),		 cmocka_unit_test(fitted_range_is_read_back),
-	    cmocka_unit_test(band_spans_the_fitted_range),	 cmocka_unit_test(each_parameter_moves_a_point),
-	    cmocka_unit_test(synthetic_recovery_fixed_profiles), cmocka_unit_test(synthetic_recovery_averaged),
+	    cmocka_unit_test(at_bound_is_found),
+	    cmocka_unit_test(untrusted_entries_are_found),
+	    cmocka_unit_test(missing_csv_is_an_error),
+	    cmocka_unit_test(fitted_range_is_read_back),
+	    cmocka_unit_test(band_spans_the_fitted_range),
+	    cmocka_unit_test(each_parameter_moves_a_point),
+	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
+	    cmocka_unit_test(synthetic_recovery_averaged),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

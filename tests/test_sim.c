@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "sweep.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,125 @@ static void sweep_is_deterministic_across_thread_counts(void **state)
 	t_world_free(&w);
 }
 
+/*
+ * skip_ahead jumps whole iterations of repeats; it must land where the step-by-step walk lands:
+ * the same results to the bit, with locks held across and inside repeats, a repeat of 0, nested
+ * repeats and an 'every' inside one (which is walked).
+ */
+static void skip_jumps_land_where_the_walk_lands(void **state)
+{
+	struct tworld w;
+	struct sim_result jump, walk;
+
+	world(&w, "pack:1 numa:1 core:4 pu:1", 50,
+	      "scenario sk\nop \"x\"\nfield x scope mm\nfield y scope mm\nlock L rwsem scope mm\n"
+	      "variant v kernel 9.9 \"t\"\nbegin\n  f compute 100ns\n  repeat 700\n    f compute 30ns\n"
+	      "    repeat 3\n      f load x\n      f compute 20ns\n    end\n    f lock L read\n    repeat 5\n"
+	      "      f compute 10ns\n    end\n    f unlock L read\n  end\n  f lock L write\n  repeat 11\n"
+	      "    f store y\n    f compute 5ns\n  end\n  f unlock L write\n  repeat 0\n    f compute 5ns\n"
+	      "  end\n  repeat 40\n    every 3\n      f store x\n    end\n    f compute 2ns\n  end\n"
+	      "  repeat 1300\n    f compute 3ns\n  end\n");
+	for (int n = 1; n <= 4; n++)
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			struct sim_config c = t_cfg(&w, n);
+
+			c.seed = seed;
+			c.measure_events = 20000;
+			t_run(&c, &jump);
+			c.skip_by_steps = 1;
+			t_run(&c, &walk);
+			assert_memory_equal(&jump, &walk, sizeof(jump));
+		}
+	t_world_free(&w);
+}
+
+/* The estimate before a run, by hand: fixed work is tasks x ops x (steps + 2 per shared step + 1). */
+static void the_work_of_a_run_is_estimated_before_it(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+	char why[512];
+
+	world(&w, "pack:1 numa:1 core:8 pu:1", 10,
+	      "scenario fw\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
+	      "  f compute 1000ns\n  f atomic p\n");
+	struct sim_config c = t_cfg(&w, 2);
+
+	c.ops_per_task = 10;
+	assert_float_equal(sim_work_estimate(&c, why, sizeof(why)), 2 * 10 * (2 + 3), 1e-9);
+	assert_non_null(strstr(why, "10 operations per task"));
+	/* and the throughput run does what the estimate says, within a factor of 3 */
+	c.ops_per_task = 0;
+	t_run(&c, &r);
+	printf("# estimate %.3g, ran %.3g\n", sim_work_estimate(&c, NULL, 0), (double)(r.events + r.visits));
+	assert_in_range(r.events + r.visits, sim_work_estimate(&c, NULL, 0) / 3, sim_work_estimate(&c, NULL, 0) * 3);
+	t_world_free(&w);
+
+	/* two nested repeats of 2^40: one operation is 2 x 2^80 steps, and the estimate names them */
+	world(&w, "pack:1 numa:1 core:8 pu:1", 10,
+	      "scenario nest\nop \"x\"\nfield m scope mm\nvariant v kernel 9.9 \"t\"\nbegin\n"
+	      "  f compute 100ns\n  repeat 1099511627776\n    repeat 1099511627776\n      f load m\n    end\n"
+	      "  end\n");
+	c = t_cfg(&w, 1);
+	assert_true(sim_work_estimate(&c, why, sizeof(why)) > 2.4e24);
+	assert_non_null(strstr(why, ":7: repeat 1099511627776, "));
+	assert_non_null(strstr(why, ":8: repeat 1099511627776"));
+	t_world_free(&w);
+}
+
+static double tick_min_partial = 2;
+
+static void record_progress(void *arg, double done, int total)
+{
+	double part = done - floor(done);
+
+	(void)arg;
+	if (done < total && part > 0 && part < tick_min_partial)
+		tick_min_partial = part;
+}
+
+/* The progress line moves during a point, not only between points: a long job reports its share. */
+static void progress_is_reported_within_a_point(void **state)
+{
+	struct tworld w;
+	struct sweep_job job;
+	struct mm_error err;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario x\nop \"x\"\nfield g scope global\nvariant v kernel 9.9 \"t\"\nbegin\n  f atomic g\n"
+	      "  f compute 10ns\n");
+	memset(&job, 0, sizeof(job));
+	job.cfg = t_cfg(&w, 2);
+	job.cfg.measure_events = 400000; /* several ticks of 65536 events */
+	assert_int_equal(sweep_run(&job, 1, record_progress, NULL, &err), 0);
+	assert_true(tick_min_partial > 0 && tick_min_partial < 1);
+	assert_null(job.cfg.tick); /* the sweep's state is gone with it */
+	t_world_free(&w);
+}
+
+/* A run the estimate misjudged is still bounded: it stops at its work limit, with an error. */
+static void a_run_past_its_work_limit_is_stopped(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+	struct mm_error err;
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario x\nop \"x\"\nfield g scope global\nvariant v kernel 9.9 \"t\"\nbegin\n  f atomic g\n"
+	      "  f compute 10ns\n");
+	struct sim_config c = t_cfg(&w, 2);
+
+	c.max_work = 100000;
+	assert_int_equal(sim_run(&c, &r, &err), MM_ERANGE);
+	assert_non_null(strstr(err.msg, "--max-work"));
+	c.ops_per_task = 1000000;
+	assert_int_equal(sim_run(&c, &r, &err), MM_ERANGE);
+	c.max_work = 0; /* the default bound lets the small run through */
+	c.ops_per_task = 1000;
+	assert_int_equal(sim_run(&c, &r, &err), 0);
+	t_world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +418,10 @@ int main(void)
 	    cmocka_unit_test(a_failed_trylock_counts_twice),
 	    cmocka_unit_test(too_many_tasks_is_an_error),
 	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
+	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands),
+	    cmocka_unit_test(the_work_of_a_run_is_estimated_before_it),
+	    cmocka_unit_test(a_run_past_its_work_limit_is_stopped),
+	    cmocka_unit_test(progress_is_reported_within_a_point),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

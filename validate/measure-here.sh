@@ -19,8 +19,11 @@
 #   BINDIR:  folder with the wis_* executables (e.g. build-validate/validate)
 #   HOSTTAG: name used in the file names (default: "devvm")
 #   ONLY:    run only these names (e.g. page_fault1 populate-loop-thpoff)
-# Files: OUTDIR/<name>-<HOSTTAG>-<YYYYMMDD>.csv; benchmarks that cannot run
-# here are listed with their reason in OUTDIR/skipped-<HOSTTAG>-<date>.txt.
+# Files: OUTDIR/<name>-<HOSTTAG>-<YYYYMMDD-HHMMSS>.csv (UTC, the start of
+# this run: a second run never replaces the first's files; mmsim calibrate
+# --measured-dir reads these and the older <YYYYMMDD>.csv names); benchmarks
+# that cannot run here are listed with their reason in
+# OUTDIR/skipped-<HOSTTAG>-<date>.txt.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 BINDIR OUTDIR [HOSTTAG [ONLY...]]" >&2; exit 2; }
 bindir=$1
@@ -28,7 +31,8 @@ out=$2
 tag=${3:-devvm}
 if [ $# -ge 3 ]; then shift 3; else shift $#; fi
 only="$*"
-date=$(date -u +%Y%m%d)
+stamp=$(date -u +%Y%m%d-%H%M%S)
+date=${stamp%-*}
 skipped=$out/skipped-$tag-$date.txt
 other_max=${OTHER_MAX:-0.10}
 retry_wait=${RETRY_WAIT_S:-20}
@@ -74,13 +78,18 @@ run() {			# name binary args...
 	bin=$2
 	shift 2
 	wanted "$name" || return 0
-	csv=$out/$name-$tag-$date.csv
+	csv=$out/$name-$tag-$stamp.csv
 	best=
 	best_bad=
+	if [ -e "$csv" ]; then
+		echo "FAILED: $csv exists: not overwritten"
+		return 0
+	fi
 	for attempt in 1 2 3; do
 		echo "== $name (attempt $attempt)"
+		# the attempts are this script's own scratch files: --force replaces a stale one
 		msg=$("$bindir/$bin" --mode both --tasks 1,2 --counts --time-limit 300 \
-			--out "$csv.try$attempt" "$@")
+			--out "$csv.try$attempt" --force "$@")
 		rc=$?
 		if [ $rc -eq 77 ]; then
 			echo "$msg"
@@ -103,12 +112,13 @@ run() {			# name binary args...
 		[ $attempt -lt 3 ] && sleep "$retry_wait"
 	done
 	[ -n "$best" ] || { echo "FAILED: no attempt succeeded"; return 0; }
+	# whole or not at all: written beside, then moved (mv -n: an existing file stays)
 	{
 		head -n 1 "$csv.try$best"
 		echo "# measure-here: attempt $best of $attempt kept; $best_bad point(s) fail the check other_cpus <= $other_max (other load on the machine during the point; see other_cpus in #run lines)"
 		tail -n +2 "$csv.try$best"
-	} >"$csv"
-	rm -f "$csv".try*
+	} >"$csv.tmp" && mv -n "$csv.tmp" "$csv"
+	rm -f "$csv".try* "$csv.tmp"
 }
 
 for b in page_fault1 page_fault2 page_fault3 page_fault4 mmap1 mmap2 pin_fast; do

@@ -10,6 +10,7 @@
 #   cmake, and if the root project does not configure, compiles the
 #   benchmarks with gcc into OUTDIR/bin.
 # Environment: BUDGET_S (default 570) total seconds for the runs.
+# A CSV already in OUTDIR is kept: its benchmark refuses to run (exit 2).
 set -u
 
 die() { echo "run-scaling: $*" >&2; exit 1; }
@@ -125,6 +126,7 @@ run_one() {		# name estimate_s binary args...
 	0) grep -v '^#' "$out/$name.csv" | sed 's/^/   /' ;;
 	77) echo "   $(tail -n 1 "$log")" ;;
 	3) echo "   stopped by its time limit; partial CSV kept"; failures=$((failures + 1)) ;;
+	2) echo "   refused (exit 2: an existing $name.csv is kept, or see $log)"; failures=$((failures + 1)) ;;
 	*) echo "   FAILED with exit $rc (see $log)"; failures=$((failures + 1)) ;;
 	esac
 }

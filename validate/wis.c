@@ -88,6 +88,7 @@ struct wis_config {
 	double time_limit_s;
 	unsigned int rounds; /* fixed work: 0 = as many as fit duration_s */
 	const char *out_path;
+	int force; /* replace an existing out_path */
 	int counts;
 	int pin;
 	int verbose;
@@ -409,7 +410,8 @@ static const struct harness_opt harness_opts[] = {
     {"interval", "S", "sampling interval in seconds (default 1, min 0.05)"},
     {"rounds", "N", "fixed-work benchmarks: measured rounds (default 0 = as many as fit --duration)"},
     {"max-mem-share", "F", "refuse footprints above F x MemTotal (default 0.25)"},
-    {"out", "FILE.csv", "write the CSV here instead of stdout"},
+    {"out", "FILE.csv", "write the CSV here instead of stdout (an existing FILE is refused)"},
+    {"force", NULL, "replace an existing --out FILE"},
     {"time-limit", "S", "stop the whole program after S seconds (default 120)"},
     {"counts", NULL, "also run each point under perf stat and report faults, mmap_lock and TLB flushes per op"},
     {"no-pin", NULL, "do not bind tasks to CPUs"},
@@ -536,6 +538,8 @@ static int parse_args(int argc, char **argv)
 		} else if (!strcmp(name, "time-limit")) {
 			if (parse_double(val, &c->time_limit_s) || c->time_limit_s <= 0)
 				return usage_error("bad --time-limit '%s'", val);
+		} else if (!strcmp(name, "force")) {
+			c->force = 1;
 		} else if (!strcmp(name, "counts")) {
 			c->counts = 1;
 		} else if (!strcmp(name, "no-pin")) {
@@ -1985,11 +1989,31 @@ static int write_csv(const char *meta, size_t meta_len, struct point *pts, unsig
 		have_one = 1;
 	}
 	if (g_cfg.out_path) {
-		snprintf(tmp, sizeof(tmp), "%s.partial", g_cfg.out_path);
-		f = fopen(tmp, "w");
+		int fd;
+
+		/* a unique name beside the target, so two runs never share a temporary file */
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", g_cfg.out_path) >= sizeof(tmp)) {
+			fprintf(stderr, "wis_%s: --out %s: name too long\n", g_bench->name, g_cfg.out_path);
+			return -ENAMETOOLONG;
+		}
+		fd = mkstemp(tmp);
+		if (fd >= 0) {
+			mode_t mask = umask(0); /* mkstemp makes 0600; the CSV gets what fopen would give it */
+
+			umask(mask);
+			fchmod(fd, 0666 & ~mask);
+		}
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!f) {
-			fprintf(stderr, "wis_%s: cannot write %s: %s\n", g_bench->name, tmp, strerror(errno));
-			return -errno;
+			int e = errno;
+
+			fprintf(stderr, "wis_%s: cannot write beside %s: %s\n", g_bench->name, g_cfg.out_path,
+				strerror(e));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			return -e;
 		}
 	}
 	fwrite(meta, 1, meta_len, f);
@@ -2017,14 +2041,28 @@ static int write_csv(const char *meta, size_t meta_len, struct point *pts, unsig
 		fputc('\n', f);
 	}
 	if (f != stdout) {
+		int e;
+
 		if (fclose(f)) {
 			unlink(tmp);
 			return -EIO;
 		}
-		if (rename(tmp, g_cfg.out_path)) {
-			fprintf(stderr, "wis_%s: cannot rename %s: %s\n", g_bench->name, tmp, strerror(errno));
+		/* a stop request that came while writing: no result after all */
+		if (g_signal && g_signal != SIGALRM) {
 			unlink(tmp);
-			return -errno;
+			return -EINTR;
+		}
+		if (g_cfg.force)
+			e = rename(tmp, g_cfg.out_path) ? errno : 0;
+		else if (link(tmp, g_cfg.out_path)) /* link() does not replace a file that appeared meanwhile */
+			e = errno;
+		else
+			e = unlink(tmp) ? errno : 0;
+		if (e) {
+			fprintf(stderr, "wis_%s: cannot write %s: %s%s\n", g_bench->name, g_cfg.out_path, strerror(e),
+				e == EEXIST ? " (not overwritten; --force to replace it)" : "");
+			unlink(tmp);
+			return -e;
 		}
 	} else {
 		fflush(stdout);
@@ -2048,6 +2086,12 @@ int wis_main(const struct wis_bench *b, int argc, char **argv)
 	rc = parse_args(argc, argv);
 	if (rc >= 0)
 		return rc;
+	/* before any measuring: a result already there stays (the --counts child ignores --out) */
+	if (g_cfg.counts_child < 0 && g_cfg.out_path && !g_cfg.force && !access(g_cfg.out_path, F_OK)) {
+		fprintf(stderr, "wis_%s: --out %s exists: not overwritten (--force to replace it)\n", b->name,
+			g_cfg.out_path);
+		return WIS_EXIT_REFUSED;
+	}
 
 	install_signals();
 	set_alarm_s(g_cfg.time_limit_s);
@@ -2136,7 +2180,12 @@ int wis_main(const struct wis_bench *b, int argc, char **argv)
 	}
 	fclose(g_runlog);
 	if (exit_code == WIS_EXIT_OK || exit_code == WIS_EXIT_TIME_LIMIT) {
-		if (write_csv(meta, meta_len, pts, g_cfg.nr_task_counts))
+		rc = write_csv(meta, meta_len, pts, g_cfg.nr_task_counts);
+		if (rc == -EINTR)
+			exit_code = 128 + g_signal;
+		else if (rc == -EEXIST)
+			exit_code = WIS_EXIT_REFUSED;
+		else if (rc)
 			exit_code = WIS_EXIT_ERROR;
 	}
 	free(meta);

@@ -1,0 +1,65 @@
+#!/bin/sh
+# An interrupted mmsim leaves nothing behind: no process and no file, half-written or whole.
+#   check_interrupt.sh MMSIM WORKDIR plot|run SIGNAL
+# plot: a stand-in gnuplot (first on PATH) that only waits; mmsim is signalled while it waits
+#       for it: the stand-in must be gone, and neither the plot, its side file nor gnuplot's
+#       script and data may remain.
+# run:  mmsim is signalled while it simulates: it must end by the signal, with no output.
+set -u
+mmsim=$1
+dir=$2
+what=$3
+sig=$4
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/tmp" "$dir/out" || exit 1
+# a background job of a script starts with SIGINT ignored, which mmsim respects (as it would
+# for nohup's SIGHUP): give it the default disposition, as an interactive shell's job has
+launch="env --default-signal=INT,TERM,HUP"
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+if [ "$what" = plot ]; then
+	cat >"$dir/bin/gnuplot" <<EOS
+#!/bin/sh
+echo \$\$ >"$dir/gnuplot.pid"
+exec sleep 60
+EOS
+	chmod +x "$dir/bin/gnuplot"
+	PATH="$dir/bin:$PATH" TMPDIR="$dir/tmp" $launch "$mmsim" --scenario has_pinned_write --tasks 1,2 \
+		--plot "$dir/out/p.png" >"$dir/stdout" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -s "$dir/gnuplot.pid" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$dir/gnuplot.pid" ] || { kill -KILL $pid; fail "the stand-in gnuplot never started"; }
+	ls "$dir/tmp" "$dir/out"
+	[ -n "$(ls "$dir/tmp")" ] || fail "no script in TMPDIR while gnuplot runs (test broken)"
+	[ -n "$(ls "$dir/out")" ] || fail "no side file beside the plot while gnuplot runs (test broken)"
+else
+	$launch "$mmsim" --cores 256 --scenario page_fault >"$dir/stdout" 2>&1 &
+	pid=$!
+	sleep 1.5
+fi
+kill -"$sig" $pid
+wait $pid
+rc=$?
+echo "mmsim exit status after SIG$sig: $rc"
+[ "$rc" -gt 128 ] || fail "mmsim did not end by the signal (status $rc)"
+if [ "$what" = plot ]; then
+	gp=$(cat "$dir/gnuplot.pid")
+	i=0
+	while kill -0 "$gp" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -0 "$gp" 2>/dev/null && { kill -KILL "$gp"; fail "gnuplot (pid $gp) outlived mmsim"; }
+	left=$(ls -A "$dir/tmp" "$dir/out" | grep -v ':$' | grep -v '^$')
+	[ -z "$left" ] || fail "left behind: $left"
+else
+	grep -q 'ops/s' "$dir/stdout" && fail "a partial result was printed"
+fi
+echo "ok: nothing left behind"
+rm -rf "$dir"
