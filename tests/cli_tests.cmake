@@ -418,4 +418,4 @@ mmsim_cli(reproduce_own_choices fail
   ARGS reproduce seeds --machine amd-2s-128c)
 add_test(NAME cli_reproduce_seeds
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 600)
+set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900)
