@@ -2,6 +2,7 @@
 #include "coherence.h"
 #include "mm_error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,13 +69,15 @@ void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint
 	l->owner = -1;
 	l->last = -1;
 	l->sharers = bits;
+	l->qends[0] = l->qends[1] = l->unindexed = -1;
 }
 
 void coh_line_free(struct coh_line *l)
 {
-	free(l->q);
-	l->q = NULL;
-	l->qlen = l->qcap = 0;
+	free(l->dom);
+	l->dom = NULL;
+	l->qends[0] = l->qends[1] = l->unindexed = -1;
+	l->qlen = 0;
 }
 
 /* Through the home directory, a cross-L3 hop on a foreign package costs a remote one. */
@@ -181,63 +184,171 @@ void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op)
 	l->grants++;
 }
 
+/* ---- the request queue ------------------------------------------------ */
+
+/* Below this length local-first scans the queue; above it, it builds the line's domain lists. */
+#define COH_INDEX_MIN 16
+
+static void list_append(struct coh_req *pool, int k, int32_t *ends, int32_t idx)
+{
+	struct coh_req *r = &pool[idx];
+
+	r->link[k][0] = -1;
+	r->link[k][1] = ends[1];
+	if (ends[1] >= 0)
+		pool[ends[1]].link[k][0] = idx;
+	else
+		ends[0] = idx;
+	ends[1] = idx;
+}
+
+static void list_del(struct coh_req *pool, int k, int32_t *ends, int32_t idx)
+{
+	const int32_t next = pool[idx].link[k][0], prev = pool[idx].link[k][1];
+
+	if (prev >= 0)
+		pool[prev].link[k][0] = next;
+	else
+		ends[0] = next;
+	if (next >= 0)
+		pool[next].link[k][1] = prev;
+	else
+		ends[1] = prev;
+}
+
+/* The head and tail of @cpu's domain list @k (core, L3 or package). */
+static int32_t *dom_ends(const struct coh_model *m, const struct coh_line *l, int k, int cpu)
+{
+	const struct topo_cpu *tc = &m->topo->cpu[cpu];
+	const struct topology *t = m->topo;
+	size_t d;
+
+	if (k == COH_LIST_CORE)
+		d = tc->core;
+	else if (k == COH_LIST_L3)
+		d = t->ncores + tc->l3;
+	else
+		d = t->ncores + t->nl3 + tc->package;
+	return l->dom + 2 * d;
+}
+
+/* Put the requests queued since the last pick on their domain lists, in arrival order. */
+static void index_new(const struct coh_model *m, struct coh_line *l, struct coh_req *pool)
+{
+	for (int32_t i = l->unindexed; i >= 0; i = pool[i].link[COH_LIST_ALL][0])
+		for (int k = COH_LIST_CORE; k < COH_NLISTS; k++)
+			list_append(pool, k, dom_ends(m, l, k, pool[i].qcpu), i);
+	l->unindexed = -1;
+}
+
+static void build_index(const struct coh_model *m, struct coh_line *l)
+{
+	const size_t n = 2 * ((size_t)m->topo->ncores + m->topo->nl3 + m->topo->npackages);
+
+	l->dom = malloc(n * sizeof(*l->dom));
+	if (!l->dom)
+		return;
+	memset(l->dom, 0xff, n * sizeof(*l->dom)); /* all -1: empty */
+	l->unindexed = l->qends[0];
+}
+
 int coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx)
 {
-	if (l->qlen == l->qcap) {
-		int32_t cap = l->qcap ? 2 * l->qcap : 8;
-		struct coh_qent *q = realloc(l->q, (size_t)cap * sizeof(*q));
+	struct coh_req *r = &pool[idx];
 
-		if (!q)
-			return MM_ENOMEM;
-		l->q = q;
-		l->qcap = cap;
-	}
-	l->q[l->qlen].idx = idx;
-	l->q[l->qlen].cpu = pool[idx].cpu;
+	/* an intrusive list holds a request once; the simulation never queues a slot twice */
+	assert(!r->queued);
+	r->queued = 1;
+	r->qcpu = r->cpu;
+	list_append(pool, COH_LIST_ALL, l->qends, idx);
+	if (l->dom && l->unindexed < 0)
+		l->unindexed = idx;
 	l->qlen++;
 	return 0;
 }
 
-static void remove_at(struct coh_line *l, int k)
+static void remove_req(const struct coh_model *m, struct coh_line *l, struct coh_req *pool, int32_t idx)
 {
-	memmove(&l->q[k], &l->q[k + 1], (size_t)(l->qlen - k - 1) * sizeof(l->q[0]));
+	list_del(pool, COH_LIST_ALL, l->qends, idx);
+	if (l->dom)
+		for (int k = COH_LIST_CORE; k < COH_NLISTS; k++)
+			list_del(pool, k, dom_ends(m, l, k, pool[idx].qcpu), idx);
+	pool[idx].queued = 0;
 	l->qlen--;
+}
+
+/* local-first on a short queue: the oldest of the nearest requests by scanning */
+static int32_t scan_nearest(const struct coh_model *m, const struct coh_line *l, const struct coh_req *pool)
+{
+	const uint8_t *row = m->dist + (size_t)l->last * m->topo->ncpus;
+	const int home_pkg = m->home_snoop ? m->pkg_of_node[l->home] : -1;
+	int32_t best = l->qends[0];
+	enum topo_dist bd = coh_dist(m, l->last, pool[best].qcpu, l->home);
+
+	/* nothing but the CPU itself is nearer than its SMT sibling: stop there */
+	for (int32_t i = pool[best].link[COH_LIST_ALL][0]; i >= 0 && bd > TOPO_SMT; i = pool[i].link[COH_LIST_ALL][0]) {
+		const int cpu = pool[i].qcpu;
+		enum topo_dist d = (enum topo_dist)row[cpu];
+
+		if (d == TOPO_PACKAGE && home_pkg >= 0 && m->topo->cpu[cpu].package != home_pkg)
+			d = TOPO_REMOTE;
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * The same choice from the domain lists.  The scan takes the oldest request
+ * of the smallest class, with SELF and SMT as one class (it stops at the
+ * first of either).  A request of that merged class is one from the last
+ * owner's core; failing that, any from its L3 is of class L3; failing that,
+ * any from its package is of class PACKAGE, unless home_snoop makes that
+ * class REMOTE (it does for all of them or none, since they share the last
+ * owner's package), and then, as when the package has none, every request is
+ * of one class and the oldest wins.
+ */
+static int32_t index_nearest(const struct coh_model *m, const struct coh_line *l)
+{
+	const int pkg_is_remote = m->home_snoop && m->topo->cpu[l->last].package != m->pkg_of_node[l->home];
+	const int nlists = pkg_is_remote ? COH_LIST_PKG : COH_NLISTS;
+
+	for (int k = COH_LIST_CORE; k < nlists; k++) {
+		const int32_t first = dom_ends(m, l, k, l->last)[0];
+
+		if (first >= 0)
+			return first;
+	}
+	return l->qends[0];
 }
 
 int coh_pick(const struct coh_model *m, struct coh_line *l, struct coh_req *pool, int32_t *out, int max)
 {
-	int best = 0, n = 0, k;
+	int32_t best;
+	int n = 0;
 
 	if (!l->qlen || max < 1)
 		return 0;
-	if (m->policy == ARB_LOCAL_FIRST && l->last >= 0 && l->bypass < m->batch_limit) {
-		/* the hot loop of a contended line: one row of the distance table */
-		const uint8_t *row = m->dist + (size_t)l->last * m->topo->ncpus;
-		const int foreign_pkg = m->home_snoop ? m->pkg_of_node[l->home] : -1;
-		enum topo_dist bd = coh_dist(m, l->last, l->q[0].cpu, l->home);
+	/* without memory for the index the scan gives the same answer, only slower */
+	if (!l->dom && m->policy == ARB_LOCAL_FIRST && l->qlen > COH_INDEX_MIN)
+		build_index(m, l);
+	if (l->dom)
+		index_new(m, l, pool);
+	best = l->qends[0];
+	if (m->policy == ARB_LOCAL_FIRST && l->last >= 0 && l->bypass < m->batch_limit)
+		best = l->dom ? index_nearest(m, l) : scan_nearest(m, l, pool);
+	l->bypass = best == l->qends[0] ? 0 : l->bypass + 1;
 
-		/* nothing but the CPU itself is nearer than its SMT sibling: stop there */
-		for (k = 1; k < l->qlen && bd > TOPO_SMT; k++) {
-			enum topo_dist d = (enum topo_dist)row[l->q[k].cpu];
-
-			if (d == TOPO_PACKAGE && foreign_pkg >= 0 && m->topo->cpu[l->q[k].cpu].package != foreign_pkg)
-				d = TOPO_REMOTE;
-			if (d < bd) {
-				bd = d;
-				best = k;
-			}
-		}
-	}
-	l->bypass = best == 0 ? 0 : l->bypass + 1;
-
-	out[n++] = l->q[best].idx;
-	remove_at(l, best);
-	if (pool[out[0]].op != COH_LOAD)
+	out[n++] = best;
+	remove_req(m, l, pool, best);
+	if (pool[best].op != COH_LOAD)
 		return 1;
 	/* a load: with it, every load queued before the first exclusive request */
-	for (k = 0; k < l->qlen && n < max && pool[l->q[k].idx].op == COH_LOAD; k++)
-		out[n++] = l->q[k].idx;
-	memmove(&l->q[0], &l->q[k], (size_t)(l->qlen - k) * sizeof(l->q[0]));
-	l->qlen -= k;
+	while (l->qends[0] >= 0 && n < max && pool[l->qends[0]].op == COH_LOAD) {
+		out[n++] = l->qends[0];
+		remove_req(m, l, pool, l->qends[0]);
+	}
 	return n;
 }

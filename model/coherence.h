@@ -43,11 +43,19 @@ static inline int coh_exclusive(int op)
 	return op != COH_LOAD;
 }
 
+/* The lists a queued request is on: the line's queue in arrival order, and
+ * (for a long local-first queue) the requests from its core, L3 and package. */
+enum { COH_LIST_ALL = 0, COH_LIST_CORE, COH_LIST_L3, COH_LIST_PKG, COH_NLISTS };
+
 struct coh_req {
 	int32_t task;
 	int32_t cpu;
 	int32_t op;
 	int64_t extra_ps; /* added to this request's transfer time (e.g. a spinner's pause) */
+	/* kept by coherence.c while the request is queued; zero it before first use */
+	int32_t queued;
+	int32_t qcpu;		     /* cpu when it was queued */
+	int32_t link[COH_NLISTS][2]; /* next, prev request index in each list, or -1 */
 };
 
 struct coh_line {
@@ -56,12 +64,17 @@ struct coh_line {
 	int32_t last;  /* CPU that received the last grant, or -1 */
 	int32_t nsharers;
 	uint64_t *sharers; /* bitset over CPUs (when owner < 0) */
-	/* pending requests in arrival order: contiguous, so that local-first's
-	 * scan of a long queue stays in the cache */
-	struct coh_qent {
-		int32_t idx, cpu;
-	} * q;
-	int32_t qlen, qcap;
+	/*
+	 * Pending requests, linked through the request pool in arrival order.
+	 * Once a local-first queue has been long, @dom also lists them by the
+	 * core, L3 and package they come from (a head and a tail per domain), so
+	 * that the nearest-oldest request is found without a scan; built then
+	 * and only then, because most lines never have a long queue.
+	 */
+	int32_t qends[2];  /* first and last pending request, or -1 */
+	int32_t unindexed; /* with @dom: first request not yet in its domain lists, or -1 */
+	int32_t qlen;
+	int32_t *dom;
 	int32_t busy;	/* a transfer is in flight */
 	int32_t bypass; /* local-first: consecutive grants that skipped the oldest */
 	uint64_t grants, transfers, mem_fetches;

@@ -143,6 +143,188 @@ static void local_first_prefers_near_but_bounds_bypasses(void **state)
 	cw_free(&w);
 }
 
+/*
+ * Differential test of the arbitration: the original scan of the whole queue,
+ * written out here, against coh_pick over random enqueue/pick sequences,
+ * several lines sharing one request pool, both policies, home_snoop and
+ * batch limits, with queues long enough for coh_pick's domain lists.
+ */
+#define DIFF_POOL 320
+
+struct ref_line {
+	int32_t idx[DIFF_POOL], cpu[DIFF_POOL];
+	int len, bypass;
+};
+
+static uint64_t diff_rand(uint64_t *s)
+{
+	/* splitmix64: a fixed sequence, whatever the C library */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int diff_below(uint64_t *s, int n)
+{
+	return (int)(diff_rand(s) % (uint64_t)n);
+}
+
+static enum topo_dist ref_dist(const struct topology *t, const struct hw_profile *hw, int from, int to, int home)
+{
+	enum topo_dist d = topo_distance(t, from, to);
+	int home_pkg = -1;
+
+	for (int c = 0; c < t->ncpus; c++)
+		if (t->cpu[c].numa == home)
+			home_pkg = t->cpu[c].package;
+	if (hw->home_snoop && d == TOPO_PACKAGE && t->cpu[to].package != home_pkg)
+		d = TOPO_REMOTE;
+	return d;
+}
+
+static void ref_remove(struct ref_line *r, int k)
+{
+	memmove(&r->idx[k], &r->idx[k + 1], (size_t)(r->len - k - 1) * sizeof(r->idx[0]));
+	memmove(&r->cpu[k], &r->cpu[k + 1], (size_t)(r->len - k - 1) * sizeof(r->cpu[0]));
+	r->len--;
+}
+
+/* The rule as first written: q[0] unless a later request is strictly nearer, stopping at SMT. */
+static int ref_pick(const struct topology *t, const struct hw_profile *hw, int last, int home, struct ref_line *r,
+		    const struct coh_req *pool, int32_t *out, int max)
+{
+	int best = 0, n = 0;
+
+	if (!r->len || max < 1)
+		return 0;
+	if (hw->arbitration == ARB_LOCAL_FIRST && last >= 0 && r->bypass < hw->batch_limit) {
+		enum topo_dist bd = ref_dist(t, hw, last, r->cpu[0], home);
+
+		for (int k = 1; k < r->len && bd > TOPO_SMT; k++) {
+			enum topo_dist d = ref_dist(t, hw, last, r->cpu[k], home);
+
+			if (d < bd) {
+				bd = d;
+				best = k;
+			}
+		}
+	}
+	r->bypass = best == 0 ? 0 : r->bypass + 1;
+	out[n++] = r->idx[best];
+	ref_remove(r, best);
+	if (pool[out[0]].op != COH_LOAD)
+		return 1;
+	while (r->len && n < max && pool[r->idx[0]].op == COH_LOAD) {
+		out[n++] = r->idx[0];
+		ref_remove(r, 0);
+	}
+	return n;
+}
+
+static void diff_run(const char *desc, enum arb_policy pol, int home_snoop, int batch_limit, uint64_t seed)
+{
+	enum { NLINES = 3 };
+	struct topology topo;
+	struct hw_profile hw;
+	struct coh_model m;
+	struct coh_line l[NLINES];
+	struct ref_line *ref = calloc(NLINES, sizeof(*ref));
+	struct coh_req *pool = calloc(DIFF_POOL, sizeof(*pool));
+	int32_t *free_idx = malloc(DIFF_POOL * sizeof(*free_idx)), out[DIFF_POOL], rout[DIFF_POOL];
+	uint64_t bits[NLINES][4] = {{0}};
+	uint64_t rs = seed;
+	int nfree = DIFF_POOL, grow = 60, loads = 50, picks[2] = {0, 0};
+	struct mm_error err;
+
+	assert_non_null(ref);
+	assert_non_null(pool);
+	assert_non_null(free_idx);
+	memset(&topo, 0, sizeof(topo));
+	memset(&hw, 0, sizeof(hw));
+	assert_int_equal(topo_load_synthetic(&topo, desc, &err), 0);
+	assert_true(topo.ncpus <= 256);
+	hw.arbitration = pol;
+	hw.home_snoop = home_snoop;
+	hw.batch_limit = batch_limit;
+	assert_int_equal(coh_model_init(&m, &topo, &hw), 0);
+	for (int i = 0; i < NLINES; i++)
+		coh_line_init(&m, &l[i], diff_below(&rs, topo.nnuma), bits[i]);
+	for (int i = 0; i < DIFF_POOL; i++)
+		free_idx[i] = i;
+
+	for (int step = 0; step < 40000; step++) {
+		const int li = diff_below(&rs, NLINES);
+		struct coh_line *cl = &l[li];
+		struct ref_line *rl = &ref[li];
+
+		/* phases that let queues grow long, then drain, with more or fewer loads */
+		if (step % 2000 == 0) {
+			grow = step < 4000 ? 40 : 30 + diff_below(&rs, 45); /* short queues first */
+			loads = diff_below(&rs, 101);
+		}
+		if (nfree && diff_below(&rs, 100) < grow) {
+			const int k = diff_below(&rs, nfree);
+			const int32_t idx = free_idx[k];
+			const int op = diff_below(&rs, 100) < loads ? COH_LOAD : 1 + diff_below(&rs, 3);
+
+			free_idx[k] = free_idx[--nfree];
+			pool[idx] = (struct coh_req){.task = idx, .cpu = diff_below(&rs, topo.ncpus), .op = op};
+			assert_int_equal(coh_enqueue(cl, pool, idx), 0);
+			rl->idx[rl->len] = idx;
+			rl->cpu[rl->len++] = pool[idx].cpu;
+		} else {
+			const int max = diff_below(&rs, 4) ? 1 + diff_below(&rs, 6) : DIFF_POOL;
+			const int rn = ref_pick(&topo, &hw, cl->last, cl->home, rl, pool, rout, max);
+
+			picks[cl->dom != NULL]++; /* scanned, or from the domain lists */
+			const int n = coh_pick(&m, cl, pool, out, max);
+
+			assert_int_equal(n, rn);
+			for (int i = 0; i < n; i++) {
+				assert_int_equal(out[i], rout[i]);
+				free_idx[nfree++] = out[i];
+			}
+			assert_int_equal(cl->bypass, rl->bypass);
+			/* the grantee holds it next, or now and then a CPU that took it without queueing */
+			if (n)
+				cl->last = pool[out[n - 1]].cpu;
+			if (diff_below(&rs, 10) == 0)
+				cl->last = diff_below(&rs, topo.ncpus);
+		}
+		assert_int_equal(cl->qlen, rl->len);
+	}
+	/* both ways of picking were exercised (fifo never needs the lists) */
+	assert_true(picks[0] > 100);
+	assert_true(pol == ARB_FIFO ? picks[1] == 0 : picks[1] > 5000);
+	for (int i = 0; i < NLINES; i++)
+		coh_line_free(&l[i]);
+	coh_model_free(&m);
+	topo_free(&topo);
+	free(free_idx);
+	free(pool);
+	free(ref);
+}
+
+static void local_first_picks_as_the_full_scan_did(void **state)
+{
+	static const char *const topos[] = {
+	    "pack:2 numa:1 l3:2 core:2 pu:2", "pack:2 numa:1 l3:4 core:4 pu:2", "pack:2 numa:2 l3:2 core:3 pu:2",
+	    "pack:1 l3:1 core:4 pu:2",	      "pack:4 numa:1 l3:2 core:2 pu:1",
+	};
+	static const int limits[] = {0, 1, 2, 3, 8, 1000};
+	uint64_t seed = 1;
+
+	for (size_t t = 0; t < sizeof(topos) / sizeof(topos[0]); t++)
+		for (int snoop = 0; snoop < 2; snoop++)
+			for (size_t b = 0; b < sizeof(limits) / sizeof(limits[0]); b++) {
+				diff_run(topos[t], ARB_LOCAL_FIRST, snoop, limits[b], seed++);
+				if (b == 0)
+					diff_run(topos[t], ARB_FIFO, snoop, 8, seed++);
+			}
+}
+
 static const char *hot_line = "scenario hot\nop \"one atomic on a shared line\"\nfield g scope global\n"
 			      "variant v kernel 9.9 \"test\"\nbegin\n  f atomic g\n  f compute 5ns\n";
 
@@ -201,6 +383,7 @@ int main(void)
 	    cmocka_unit_test(home_snoop_makes_foreign_cross_l3_hops_remote),
 	    cmocka_unit_test(fifo_grants_in_arrival_order_and_batches_loads),
 	    cmocka_unit_test(local_first_prefers_near_but_bounds_bypasses),
+	    cmocka_unit_test(local_first_picks_as_the_full_scan_did),
 	    cmocka_unit_test(fifo_saturates_at_one_over_latency),
 	    cmocka_unit_test(local_first_beats_fifo_by_the_expected_factor),
 	};
