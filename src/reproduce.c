@@ -228,6 +228,7 @@ static int simulate(const struct point *pt, const struct change *ch, double e_fi
 	struct sim_result res;
 	struct sim_config cfg;
 	char why[256];
+	double work;
 	char kname[64];
 	int64_t pages = 0;
 	int v, rc;
@@ -271,11 +272,12 @@ static int simulate(const struct point *pt, const struct change *ch, double e_fi
 				  .ops_per_task = sc.work,
 				  .measure_events = (uint64_t)o->events,
 				  .max_work = o->max_work};
-	if (o->max_work > 0 && sim_work_estimate(&cfg, why, sizeof(why)) > o->max_work)
+	work = o->max_work > 0 ? sim_work_estimate(&cfg, why, sizeof(why)) : 0;
+	if (work > o->max_work)
 		rc = mm_fail(err, MM_ERANGE,
 			     "reproduce: %s at %d tasks would simulate about %.3g events and steps (%s), "
 			     "more than --max-work %g allows",
-			     pt->variant, pt->tasks, sim_work_estimate(&cfg, NULL, 0), why, o->max_work);
+			     pt->variant, pt->tasks, work, why, o->max_work);
 	if (!rc && s1 && !(cfg.steps = steps = calloc((size_t)prog.n + 1, sizeof(*steps))))
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 	if (!rc && !(rc = sim_run(&cfg, &res, err))) {
