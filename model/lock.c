@@ -1,12 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 #include "lock.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Every lock design; listings and the contract tests iterate this table. */
-const struct lock_design *const lock_designs[] = {
-    &lock_ticket, &lock_qspinlock, &lock_rwsem, &lock_vma, NULL,
+/* What a scenario can declare.  A spinlock's design is the kernel profile's choice; the
+ * others have one design each. */
+const struct lock_kind lock_kinds[] = {
+    {"spinlock", 0, "spinlock", NULL, "spinlock_t: exclusive, waiters spin"},
+    {"rwsem", LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS, NULL, "rwsem",
+     "rw_semaphore: readers share, waiters spin or sleep"},
+    {"vma_lock", LK_CAP_SHARED | LK_CAP_MAY_FAIL, NULL, "vma_lock",
+     "per-VMA lock: a reader that finds it write-locked may fall back"},
+    {NULL, 0, NULL, NULL, NULL},
 };
+
+/*
+ * Every lock design, one line each: X(NAME) for the struct lock_design lock_NAME that
+ * model/lock_NAME.c defines.  Listings, the kernel profile's check and the contract and
+ * known-answer tests iterate lock_designs[].
+ */
+#define LOCK_DESIGNS(X) \
+	X(ticket)       \
+	X(qspinlock)    \
+	X(rwsem)        \
+	X(vma)
+
+#define DECLARE(name) extern const struct lock_design lock_##name;
+#define ENTRY(name) &lock_##name,
+LOCK_DESIGNS(DECLARE)
+const struct lock_design *const lock_designs[] = {LOCK_DESIGNS(ENTRY) NULL};
+
+const struct lock_kind *lock_kind_find(const char *name)
+{
+	for (int i = 0; lock_kinds[i].name; i++)
+		if (!strcmp(lock_kinds[i].name, name))
+			return &lock_kinds[i];
+	return NULL;
+}
+
+void lock_kind_list(char *buf, size_t cap)
+{
+	size_t len = 0;
+	int n = 0;
+
+	while (lock_kinds[n].name)
+		n++;
+	buf[0] = 0;
+	for (int i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+					i == 0	     ? ""
+					: i == n - 1 ? " or "
+						     : ", ",
+					lock_kinds[i].name);
+}
 
 const struct lock_design *lock_design_find(const char *name)
 {
@@ -14,6 +62,111 @@ const struct lock_design *lock_design_find(const char *name)
 		if (!strcmp(lock_designs[i]->name, name))
 			return lock_designs[i];
 	return NULL;
+}
+
+/* The value of [kernel] @key, or NULL. */
+static const struct prof_entry *kernel_key(const struct kernel_profile *k, const char *key)
+{
+	return k->p ? profile_find(k->p, "kernel", key) : NULL;
+}
+
+const struct lock_design *lock_design_for(const struct lock_kind *kind, const struct kernel_profile *k)
+{
+	const struct lock_design *d;
+	const struct prof_entry *e;
+
+	if (!kind->profile_key)
+		return lock_design_find(kind->design);
+	e = kernel_key(k, kind->profile_key);
+	d = e ? lock_design_find(e->value) : NULL;
+	return d && !strcmp(d->kind, kind->name) ? d : NULL;
+}
+
+int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err)
+{
+	for (int i = 0; lock_kinds[i].name; i++) {
+		const struct lock_kind *kind = &lock_kinds[i];
+		const struct prof_entry *e;
+		char list[256] = "";
+		size_t len = 0;
+
+		if (!kind->profile_key || lock_design_for(kind, k))
+			continue;
+		for (int d = 0; lock_designs[d]; d++)
+			if (!strcmp(lock_designs[d]->kind, kind->name) && len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "",
+							lock_designs[d]->name);
+		e = kernel_key(k, kind->profile_key);
+		if (!e)
+			return mm_fail(err, MM_EPARSE, "%s: [kernel] has no '%s' (the design of a %s: one of: %s)",
+				       k->p ? k->p->path : k->name, kind->profile_key, kind->name, list);
+		return mm_fail(err, MM_EPARSE, "%s:%d: [kernel] %s = '%s': expected one of: %s", k->p->path, e->line,
+			       kind->profile_key, e->value, list);
+	}
+	return 0;
+}
+
+int lock_inst_init(struct lock_inst *lk, const struct lock_design *d, const struct lk_setup *su, struct mm_error *err)
+{
+	lk->d = d;
+	lk->holder = -1;
+	lk->wq_cap = su->ntasks;
+	lk->wq = malloc(su->ntasks * sizeof(int));
+	lk->wq_mode = malloc(su->ntasks * sizeof(int));
+	lk->priv = d->inst_size ? calloc(1, d->inst_size) : NULL;
+	if (!lk->wq || !lk->wq_mode || (d->inst_size && !lk->priv))
+		return mm_fail(err, MM_ENOMEM, "out of memory for locks");
+	return d->init ? d->init(lk, su, err) : 0;
+}
+
+void lock_inst_free(struct lock_inst *lk)
+{
+	if (lk->d && lk->d->fini)
+		lk->d->fini(lk);
+	free(lk->wq);
+	free(lk->wq_mode);
+	free(lk->priv);
+}
+
+void lk_task_begin(struct lk_task *st, struct lock_inst *lk, enum lk_what what, enum lock_mode mode, sim_time_t now)
+{
+	void *priv = st->priv;
+
+	memset(st, 0, sizeof(*st));
+	st->priv = priv;
+	if (lk->d->task_size)
+		memset(priv, 0, lk->d->task_size);
+	st->lk = lk;
+	st->what = what;
+	st->mode = mode;
+	st->first_try = 1;
+	st->since = now;
+}
+
+void lk_count_stat(struct lock_inst *lk, int what)
+{
+	struct sim_lock_stats *st = lk->st;
+
+	switch (what) {
+	case LKS_SLEEP:
+		st->sleeps++;
+		break;
+	case LKS_WAKE:
+		st->wakeups++;
+		break;
+	case LKS_READ_WAKE:
+		st->read_wakeups++;
+		break;
+	case LKS_READ_BATCH:
+		st->read_batches++;
+		break;
+	case LKS_HANDOFF:
+		st->handoffs++;
+		break;
+	default:
+		st->spins++;
+		break;
+	}
 }
 
 void lk_wq_push(struct lock_inst *lk, int task, int mode)

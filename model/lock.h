@@ -2,24 +2,34 @@
 /*
  * Locks built from cache lines, named as in kernel/locking/.  A lock design
  * is a small state machine that the simulation re-enters each time the
- * primitive it waited for (a line access, a spin, a sleep) completes; it
- * keeps where it is in t->lk.phase.  The logical lock state (holder, reader
- * count, queues) lives in struct lock_inst and changes only when the line
- * access that carries it completes, so it is atomic in simulated time.
+ * runtime primitive it waited for (a line access, a spin, a sleep: runtime.h)
+ * completes; it keeps where it is in its struct lk_task's phase.  The logical
+ * lock state (holder, reader count, queues, and the design's own state)
+ * changes only when the line access that carries it completes, so it is
+ * atomic in simulated time.
  *
- * Adding a design: one file lock_NAME.c defining a struct lock_design, and
- * one line in lock_designs[] (lock.c).  Listings and the contract tests
- * (tests/test_locks.c) pick it up.
+ * The layer sits on the runtime (lines and tasks) and the inputs (kernel
+ * profile); the scenario interpreter drives it.  A design declares what it
+ * needs, as ROSS's LP types declare their state size: the roles of its
+ * cache lines, the size of its per-instance and per-task state, and an
+ * init hook that reads its kernel profile keys.
+ *
+ * Adding a design: one file lock_NAME.c defining a struct lock_design
+ * lock_NAME, and one line X(NAME) in LOCK_DESIGNS (lock.c).  A new kind of lock (what a scenario
+ * declares) is one line in lock_kinds[].  Listings, the profile check and
+ * the contract and known-answer tests (tests/test_locks.c) pick them up.
  */
 #ifndef MMSIM_LOCK_H
 #define MMSIM_LOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include "engine.h"
-#include "scenario.h"
+#include "mm_error.h"
+#include "profile.h"
+#include "runtime.h"
 
-struct sim;
-struct sim_task;
+/* The mode a scenario step takes a lock in. */
+enum lock_mode { LM_EXCL = 0, LM_READ, LM_WRITE };
 
 enum lk_what { LK_ACQUIRE = 0, LK_TRYACQUIRE, LK_RELEASE, LK_DOWNGRADE };
 /* LK_FAILED: an acquire that may fail (t->lk.may_fail) did not take the lock; the simulation
@@ -29,39 +39,100 @@ enum lk_ret { LK_DONE = 0, LK_WAIT = 1, LK_FAILED = 2 };
 #define LK_CAP_SHARED 1u    /* has a read mode */
 #define LK_CAP_DOWNGRADE 2u /* write -> read */
 #define LK_CAP_SLEEPS 4u    /* waiters may sleep (off-CPU) */
+#define LK_CAP_MAY_FAIL 8u  /* a read acquire may fail over to another lock ('lock V read else M') */
+
+/*
+ * What a scenario declares ('lock NAME KIND scope S'): the kinds, their capabilities, and how
+ * a kernel profile picks the design of each ([kernel] KEY = DESIGN, or always one design).
+ */
+struct lock_kind {
+	const char *name;	 /* "spinlock", "rwsem", ... */
+	unsigned caps;		 /* LK_CAP_*: what a scenario may do with it */
+	const char *profile_key; /* [kernel] key naming its design; NULL: always @design */
+	const char *design;	 /* the design when there is no profile key */
+	const char *doc;
+};
+extern const struct lock_kind lock_kinds[];
+const struct lock_kind *lock_kind_find(const char *name);
+/* "spinlock, rwsem or vma_lock": the kinds, for messages. */
+void lock_kind_list(char *buf, size_t cap);
+
+/* ---- statistics: what one lock object did (per scenario object, over its instances) */
+
+/* LKS_WAKE counts every task woken; LKS_READ_WAKE each reader granted the lock and woken, LKS_READ_BATCH
+ * the first of one wake_up_q() of readers */
+enum { LKS_SLEEP = 0, LKS_WAKE, LKS_READ_WAKE, LKS_READ_BATCH, LKS_HANDOFF, LKS_SPIN };
+
+struct sim_lock_stats {
+	char name[64];
+	char design[32];
+	uint64_t acquires[2]; /* [0] exclusive/write, [1] read */
+	uint64_t releases[2];
+	uint64_t contended; /* acquisitions that did not succeed at the first try */
+	uint64_t fallbacks; /* 'lock V read else M' steps that found V write-locked and took M */
+	/* what the kernel's lock tracepoint (mmap_lock_start_locking) would count: every lock and
+	 * trylock begun, downgrades not, and once more for a trylock that failed and blocked */
+	uint64_t starts, try_failed;
+	uint64_t sleeps, wakeups, handoffs, spins;
+	uint64_t read_wakeups, read_batches; /* readers woken, in that many wake_up_q()s */
+	uint64_t violations;		     /* mutual exclusion broken: must stay 0 */
+	int max_readers;
+	int ninst;	    /* instances of this lock (one per mm, per node, per page-table page...) */
+	double held_ps;	    /* in the window: held exclusively (spinlock, writer), summed over instances */
+	double max_held_ps; /* the same for the busiest instance */
+};
+
+/* ---- designs -------------------------------------------------------------- */
 
 struct lock_inst;
 
+/* The cache lines a design needs, by role.  A word role lives where the kernel profile's
+ * [layout] puts LOCK.FIELD (the lock's own line when it does not say, or when @field is NULL);
+ * a per-CPU role is one line for each CPU, homed on its node (percpu data). */
+enum lk_line_kind { LR_WORD = 0, LR_PERCPU };
+struct lk_line_role {
+	const char *field; /* "count", "owner"; NULL: the lock's line as [layout] places the lock */
+	enum lk_line_kind kind;
+};
+#define LK_MAX_LINES 4
+
+/* What a design's init hook is given. */
+struct lk_setup {
+	const struct kernel_profile *kernel;
+	int ntasks, ncpus;
+};
+
 struct lock_design {
 	const char *name; /* "ticket", "qspinlock", "rwsem", "vma_lock" */
-	const char *kind; /* what a scenario declares: "spinlock", "rwsem", "vma_lock" */
+	const char *kind; /* the lock_kinds[] entry it implements */
 	const char *doc;
 	unsigned caps;
-	/* Drive t's current lock operation (t->lk.what, t->lk.mode) one step further. */
-	int (*op)(struct sim *s, struct sim_task *t, struct lock_inst *lk);
+	/* its lines by role (lk->line[r]); nlines 0: one, the lock's own */
+	struct lk_line_role lines[LK_MAX_LINES];
+	int nlines;
+	size_t inst_size; /* its per-instance state (lk_priv), zeroed before init */
+	size_t task_size; /* its per-task state of one lock operation (lk_task_priv), zeroed at each */
+	/* set up one instance (allocations, values from the kernel profile); 0 or an MM_* error */
+	int (*init)(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err);
+	void (*fini)(struct lock_inst *lk);
+	/* Drive t's current lock operation (lk_state(t)->what, ->mode) one step further. */
+	int (*op)(struct rt *s, struct rt_task *t, struct lock_inst *lk);
 };
 
 /* The logical state of one lock instance. */
 struct lock_inst {
 	const struct lock_design *d;
-	int stat;    /* index of its struct sim_lock_stats */
-	int line[2]; /* [0] lock word / count, [1] owner, wait_lock, osq (rwsem) */
-	int era;     /* rwsem: 3 (3.x), 5 (5.11), 6 (6.x) */
-	int holder;  /* writer or spinlock holder task, -1 */
+	struct sim_lock_stats *st; /* its object's statistics */
+	int line[LK_MAX_LINES];	   /* by role; a per-CPU role: the line of CPU 0, then CPU 1... */
+	int task_lines;		   /* first of the per-task lines (qspinlock MCS nodes): + task */
+	int holder;		   /* writer or spinlock holder task, -1 */
 	int nreaders;
-	int pending;	  /* qspinlock pending waiter; vma_lock: the writer asleep until readers drain; -1 */
-	int handoff;	  /* rwsem RWSEM_FLAG_HANDOFF */
-	int nonspinnable; /* rwsem RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
-	int wl_holder;	  /* rwsem wait_lock holder task, -1 */
-	uint64_t version; /* bumps at every change of the count word (cmpxchg failures) */
-	int64_t next_ticket, serving;
+	uint64_t version; /* bumps at every change of the lock word (cmpxchg failures) */
 	/* FIFO of waiting tasks: rwsem wait_list, qspinlock MCS queue */
 	int *wq;
 	int *wq_mode;
 	int wq_head, wq_len, wq_cap;
-	/* rwsem optimistic spinners (osq): FIFO, the head spins on the lock */
-	int *osq;
-	int osq_head, osq_len;
+	void *priv; /* the design's state, inst_size bytes */
 	/* what the simulation sees, independent of the design: the checks */
 	int in_writers, in_readers;
 	sim_time_t held_since; /* when the writers' or the spinlock's hold began */
@@ -72,56 +143,44 @@ struct lock_inst {
 struct lk_task {
 	struct lock_inst *lk;
 	enum lk_what what;
-	enum sc_lockmode mode;
+	enum lock_mode mode;
 	int phase;
-	int granted; /* set by a waker or an MCS predecessor */
-	int osq_go;  /* rwsem: the previous optimistic spinner left the osq */
-	sim_time_t spin_since;
-	int64_t ticket;
-	uint64_t seen;	  /* count-word version seen by a trylock's load */
+	int granted;	  /* set by a waker or an MCS predecessor */
 	sim_time_t since; /* when waiting or spinning began */
 	int first_try;	  /* still on the first attempt (for 'contended') */
 	int may_fail;	  /* the step has a fallback: a design may answer LK_FAILED */
 	int was_try;	  /* began as a trylock (a design turns a failed one into LK_ACQUIRE) */
+	void *priv;	  /* the design's per-task state, task_size bytes */
 };
 
-/* ---- primitives the simulation offers to lock designs ------------------- */
+static inline void *lk_priv(const struct lock_inst *lk)
+{
+	return lk->priv;
+}
 
-/* A load, RMW or cmpxchg on a line of the lock.  1: done now; 0: wait, the
- * design is re-entered at the same phase and calls lk_access() again, which
- * then returns 1. */
-int lk_access(struct sim *s, struct sim_task *t, int line, int op);
-/* A posted store; @apply runs when it completes (it may be later than the
- * task's next step).  1: issued; 0: wait and call again. */
-typedef void (*lk_apply_fn)(struct sim *s, struct lock_inst *lk, int task, int arg);
-int lk_store(struct sim *s, struct sim_task *t, int line, lk_apply_fn apply, struct lock_inst *lk, int arg);
-/* Spin until another CPU writes @line (which the task must hold shared). */
-void lk_spin(struct sim *s, struct sim_task *t, int line);
-/* The same, but give up (re-enter the design) at @deadline if nothing was written. */
-void lk_spin_deadline(struct sim *s, struct sim_task *t, int line, sim_time_t deadline);
-/* Go off-CPU until lk_wake().  A wake-up of a task that is not asleep is
- * ignored, so a design sets its own flag before waking a task and checks
- * it before sleeping (spurious wake-ups are harmless). */
-void lk_sleep(struct sim *s, struct sim_task *t);
-void lk_wake(struct sim *s, int task);
-/* The @nth (from 0) task of one wake_up_q() by @waker: the waker pays one try_to_wake_up per
- * task after the first ([cpu] wake_step_ns), and the task starts that much later. */
-void lk_wake_nth(struct sim *s, struct sim_task *waker, int task, int nth);
-/* Spend @ps on the CPU (e.g. cpu_relax). */
-void lk_delay(struct sim *s, struct sim_task *t, sim_time_t ps);
-int lk_task_on_cpu(const struct sim *s, int task);
-int lk_task_id(const struct sim_task *t);
-struct lk_task *lk_state(struct sim_task *t);
-struct lk_task *lk_state_of(struct sim *s, int task);
-sim_time_t lk_now(const struct sim *s);
-sim_time_t lk_pause_ps(const struct sim *s);
-/* Line of the qspinlock MCS node of @task. */
-int lk_node_line(const struct sim *s, int task);
-void lk_count_stat(struct sim *s, struct lock_inst *lk, int what); /* LKS_* */
+/* The lock-layer state of a task (runtime.h's rt_task.lk). */
+static inline struct lk_task *lk_state(struct rt_task *t)
+{
+	return (struct lk_task *)t->lk;
+}
 
-/* LKS_WAKE counts every task woken; LKS_READ_WAKE each reader granted the lock and woken, LKS_READ_BATCH
- * the first of one wake_up_q() of readers */
-enum { LKS_SLEEP = 0, LKS_WAKE, LKS_READ_WAKE, LKS_READ_BATCH, LKS_HANDOFF, LKS_SPIN };
+static inline struct lk_task *lk_state_of(struct rt *s, int task)
+{
+	return lk_state(rt_task(s, task));
+}
+
+static inline void *lk_task_priv(struct rt_task *t)
+{
+	return lk_state(t)->priv;
+}
+
+/* Line of the per-task line (qspinlock MCS node) of @task. */
+static inline int lk_node_line(const struct lock_inst *lk, int task)
+{
+	return lk->task_lines + task;
+}
+
+void lk_count_stat(struct lock_inst *lk, int what); /* LKS_* */
 
 /* Wait-queue helpers (FIFO ring of capacity ntasks). */
 void lk_wq_push(struct lock_inst *lk, int task, int mode);
@@ -129,8 +188,24 @@ int lk_wq_first(const struct lock_inst *lk, int *mode);
 int lk_wq_pop(struct lock_inst *lk);
 int lk_wq_at(const struct lock_inst *lk, int i, int *mode);
 
-extern const struct lock_design lock_ticket, lock_qspinlock, lock_rwsem, lock_vma;
+/* ---- the table ------------------------------------------------------------- */
+
+/* Every design, NULL-terminated (lock.c: one line each). */
 extern const struct lock_design *const lock_designs[];
 const struct lock_design *lock_design_find(const char *name);
+
+/* The design that implements a lock of @kind under kernel profile @k (its [kernel] key, or the
+ * kind's one design); NULL when there is none. */
+const struct lock_design *lock_design_for(const struct lock_kind *kind, const struct kernel_profile *k);
+/* The lock designs @k names exist and are of the kind of their key; errors name the profile
+ * file and line. */
+int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err);
+
+/* Instances: set up @lk (zeroed by the caller) for design @d; 0 or an MM_* error. */
+int lock_inst_init(struct lock_inst *lk, const struct lock_design *d, const struct lk_setup *su, struct mm_error *err);
+void lock_inst_free(struct lock_inst *lk);
+
+/* A lock operation begins for @st (whose priv buffer is kept and zeroed). */
+void lk_task_begin(struct lk_task *st, struct lock_inst *lk, enum lk_what what, enum lock_mode mode, sim_time_t now);
 
 #endif

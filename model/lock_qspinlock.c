@@ -8,90 +8,104 @@
 #include "coherence.h"
 #include "lock.h"
 
-static void q_unlock(struct sim *s, struct lock_inst *lk, int task, int arg)
+/* the pending bit: the task that set it, -1 */
+struct q_state {
+	int pending;
+};
+
+static int q_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
 {
+	((struct q_state *)lk_priv(lk))->pending = -1;
+	return 0;
+}
+
+static void q_unlock(struct rt *s, void *obj, int task, int arg)
+{
+	struct lock_inst *lk = obj;
+
 	lk->holder = -1; /* smp_store_release(&lock->locked, 0) */
 }
 
-static void q_signal(struct sim *s, struct lock_inst *lk, int task, int next)
+static void q_signal(struct rt *s, void *obj, int task, int next)
 {
 	lk_state_of(s, next)->granted = 1; /* arch_mcs_spin_unlock_contended() */
 }
 
-static int q_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int q_op(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
-	const int me = lk_task_id(t), word = lk->line[0];
+	struct q_state *q = lk_priv(lk);
+	const int me = rt_task_id(t), word = lk->line[0];
 
 	if (st->what == LK_RELEASE || st->what == LK_DOWNGRADE)
-		return lk_store(s, t, word, q_unlock, lk, 0) ? LK_DONE : LK_WAIT;
+		return rt_store(s, t, word, q_unlock, lk, 0) ? LK_DONE : LK_WAIT;
 	for (;;) {
 		switch (st->phase) {
 		case 0: /* queued_spin_lock: cmpxchg 0 -> locked */
-			if (!lk_access(s, t, word, COH_RMW))
+			if (!rt_access(s, t, word, COH_RMW))
 				return LK_WAIT;
-			if (lk->holder < 0 && lk->pending < 0 && !lk->wq_len) {
+			if (lk->holder < 0 && q->pending < 0 && !lk->wq_len) {
 				lk->holder = me;
 				return LK_DONE;
 			}
 			st->first_try = 0;
-			if (lk->pending < 0 && !lk->wq_len) {
-				lk->pending = me;
+			if (q->pending < 0 && !lk->wq_len) {
+				q->pending = me;
 				st->phase = 1;
 			} else {
 				st->phase = 3;
 			}
 			break;
 		case 1: /* pending: spin on the locked byte */
-			if (!lk_access(s, t, word, COH_LOAD))
+			if (!rt_access(s, t, word, COH_LOAD))
 				return LK_WAIT;
 			if (lk->holder >= 0) {
-				lk_count_stat(s, lk, LKS_SPIN);
-				lk_spin(s, t, word);
+				lk_count_stat(lk, LKS_SPIN);
+				rt_spin(s, t, word);
 				return LK_WAIT;
 			}
 			st->phase = 2;
 			break;
 		case 2: /* clear_pending_set_locked */
-			if (!lk_access(s, t, word, COH_RMW))
+			if (!rt_access(s, t, word, COH_RMW))
 				return LK_WAIT;
 			if (lk->holder >= 0) {
 				st->phase = 1;
 				break;
 			}
 			lk->holder = me;
-			lk->pending = -1;
+			q->pending = -1;
 			return LK_DONE;
 		case 3: /* xchg_tail: join the MCS queue */
-			if (!lk_access(s, t, word, COH_RMW))
+			if (!rt_access(s, t, word, COH_RMW))
 				return LK_WAIT;
 			st->granted = 0;
 			lk_wq_push(lk, me, 0);
 			st->phase = lk->wq_len == 1 ? 5 : 4;
 			break;
 		case 4: /* spin on our own node until the predecessor hands over */
-			if (!lk_access(s, t, lk_node_line(s, me), COH_LOAD))
+			if (!rt_access(s, t, lk_node_line(lk, me), COH_LOAD))
 				return LK_WAIT;
 			if (!st->granted) {
-				lk_spin(s, t, lk_node_line(s, me));
+				rt_spin(s, t, lk_node_line(lk, me));
 				return LK_WAIT;
 			}
 			st->phase = 5;
 			break;
 		case 5: /* queue head: wait for locked and pending to clear */
-			if (!lk_access(s, t, word, COH_LOAD))
+			if (!rt_access(s, t, word, COH_LOAD))
 				return LK_WAIT;
-			if (lk->holder >= 0 || lk->pending >= 0) {
-				lk_count_stat(s, lk, LKS_SPIN);
-				lk_spin(s, t, word);
+			if (lk->holder >= 0 || q->pending >= 0) {
+				lk_count_stat(lk, LKS_SPIN);
+				rt_spin(s, t, word);
 				return LK_WAIT;
 			}
 			st->phase = 6;
 			break;
 		case 6: /* set_locked (or cmpxchg clearing the tail if we are last) */
-			if (!lk_access(s, t, word, COH_RMW))
+			if (!rt_access(s, t, word, COH_RMW))
 				return LK_WAIT;
-			if (lk->holder >= 0 || lk->pending >= 0) {
+			if (lk->holder >= 0 || q->pending >= 0) {
 				st->phase = 5;
 				break;
 			}
@@ -102,7 +116,7 @@ static int q_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = 7;
 			break;
 		default: /* hand the MCS lock to the next waiter */
-			if (!lk_store(s, t, lk_node_line(s, lk_wq_first(lk, NULL)), q_signal, lk,
+			if (!rt_store(s, t, lk_node_line(lk, lk_wq_first(lk, NULL)), q_signal, lk,
 				      lk_wq_first(lk, NULL)))
 				return LK_WAIT;
 			return LK_DONE;
@@ -114,5 +128,7 @@ const struct lock_design lock_qspinlock = {
     .name = "qspinlock",
     .kind = "spinlock",
     .doc = "queued spinlock (x86 >= 4.2): pending bit + MCS queue",
+    .inst_size = sizeof(struct q_state),
+    .init = q_init,
     .op = q_op,
 };

@@ -21,6 +21,7 @@
 #include "coherence.h"
 #include "lock.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define RWSEM_WAIT_TIMEOUT_PS (4LL * 1000 * 1000 * 1000) /* DIV_ROUND_UP(HZ, 250) jiffies */
@@ -28,32 +29,71 @@
 
 enum { M_READ = 1, M_WRITE = 2 };
 
-static void nothing(struct sim *s, struct lock_inst *lk, int task, int arg)
+/* The design's state of one rw_semaphore besides holder, readers and the wait list. */
+struct rwsem_state {
+	int era;	  /* 3 (3.x), 5 (5.11), 6 (6.x) */
+	int handoff;	  /* RWSEM_FLAG_HANDOFF */
+	int nonspinnable; /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
+	int wl_holder;	  /* wait_lock holder task, -1 */
+	/* optimistic spinners (osq): FIFO, the head spins on the lock */
+	int *osq;
+	int osq_head, osq_len;
+};
+
+/* One task's rwsem operation. */
+struct rwsem_task {
+	int osq_go;	       /* the previous optimistic spinner left the osq */
+	sim_time_t spin_since; /* when its optimistic spin began */
+	uint64_t seen;	       /* count-word version seen by a trylock's load */
+};
+
+#define R(lk) ((struct rwsem_state *)lk_priv(lk))
+#define RT(st) ((struct rwsem_task *)(st)->priv)
+
+static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
+{
+	const char *era = su->kernel->rwsem_era;
+
+	R(lk)->era = !strcmp(era, "3.x") ? 3 : !strcmp(era, "5.11") ? 5 : 6;
+	R(lk)->wl_holder = -1;
+	R(lk)->osq = malloc(su->ntasks * sizeof(int));
+	return R(lk)->osq ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
+}
+
+static void rwsem_fini(struct lock_inst *lk)
+{
+	if (lk->priv)
+		free(R(lk)->osq);
+}
+
+static void nothing(struct rt *s, void *obj, int task, int arg)
 {
 }
 
-static void wl_drop(struct sim *s, struct lock_inst *lk, int task, int arg)
+static void wl_drop(struct rt *s, void *obj, int task, int arg)
 {
-	lk->wl_holder = -1;
+	struct lock_inst *lk = obj;
+
+	R(lk)->wl_holder = -1;
 }
 
 /* raw_spin_lock(&sem->wait_lock), after the RMW on its line: 1 when taken, 0 to spin. */
-static int wl_take(struct sim *s, struct sim_task *t, struct lock_inst *lk, int line)
+static int wl_take(struct rt *s, struct rt_task *t, struct lock_inst *lk, int line)
 {
-	const int me = lk_task_id(t);
+	const int me = rt_task_id(t);
 
-	if (lk->wl_holder >= 0 && lk->wl_holder != me) {
-		lk_count_stat(s, lk, LKS_SPIN);
-		lk_spin(s, t, line);
+	if (R(lk)->wl_holder >= 0 && R(lk)->wl_holder != me) {
+		lk_count_stat(lk, LKS_SPIN);
+		rt_spin(s, t, line);
 		return 0;
 	}
-	lk->wl_holder = me;
+	R(lk)->wl_holder = me;
 	return 1;
 }
 
-static void osq_go(struct sim *s, struct lock_inst *lk, int task, int next)
+static void osq_go(struct rt *s, void *obj, int task, int next)
 {
-	lk_state_of(s, next)->osq_go = 1;
+	RT(lk_state_of(s, next))->osq_go = 1;
 }
 
 /* A writer owns the lock: rwsem_set_owner() writes owner without flag bits, which also ends a
@@ -61,12 +101,12 @@ static void osq_go(struct sim *s, struct lock_inst *lk, int task, int next)
 static void take_write(struct lock_inst *lk, int me)
 {
 	lk->holder = me;
-	lk->nonspinnable = 0;
+	R(lk)->nonspinnable = 0;
 }
 
 static int can_write(const struct lock_inst *lk, int me)
 {
-	return lk->holder < 0 && lk->nreaders == 0 && (!lk->handoff || lk_wq_first(lk, NULL) == me);
+	return lk->holder < 0 && lk->nreaders == 0 && (!R(lk)->handoff || lk_wq_first(lk, NULL) == me);
 }
 
 static void wq_remove(struct lock_inst *lk, int task)
@@ -83,21 +123,21 @@ static void wq_remove(struct lock_inst *lk, int task)
 
 /* A queued reader gets the lock and is woken, the n-th of this wake_up_q(): one try_to_wake_up
  * after the other. */
-static void grant_read(struct sim *s, struct sim_task *t, struct lock_inst *lk, int r, int n)
+static void grant_read(struct rt *s, struct rt_task *t, struct lock_inst *lk, int r, int n)
 {
 	lk->nreaders++;
 	lk->version++;
 	lk_state_of(s, r)->granted = 1;
-	lk_count_stat(s, lk, LKS_WAKE);
-	lk_count_stat(s, lk, LKS_READ_WAKE);
+	lk_count_stat(lk, LKS_WAKE);
+	lk_count_stat(lk, LKS_READ_WAKE);
 	if (n == 0)
-		lk_count_stat(s, lk, LKS_READ_BATCH);
-	lk_wake_nth(s, t, r, n);
+		lk_count_stat(lk, LKS_READ_BATCH);
+	rt_wake_nth(s, t, r, n);
 }
 
 /* rwsem_mark_wake(): called with wait_lock held.  After a downgrade
  * (RWSEM_WAKE_READ_OWNED) a writer at the head is left asleep. */
-static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, int read_owned)
+static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int read_owned)
 {
 	int mode, first = lk_wq_first(lk, &mode);
 
@@ -110,14 +150,14 @@ static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, i
 
 		if (!w->granted) {
 			w->granted = 1; /* woken: it retries the lock itself */
-			lk_count_stat(s, lk, LKS_WAKE);
-			lk_wake(s, first);
+			lk_count_stat(lk, LKS_WAKE);
+			rt_wake(s, first);
 		}
 		return;
 	}
 	if (lk->holder >= 0)
 		return;
-	if (lk->era < 5) {
+	if (R(lk)->era < 5) {
 		/* 3.x: the readers at the front of the queue, up to the first writer */
 		for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++)
 			grant_read(s, t, lk, lk_wq_pop(lk), n);
@@ -141,18 +181,18 @@ static void mark_wake(struct sim *s, struct sim_task *t, struct lock_inst *lk, i
 }
 
 /* Leave the osq; the next optimistic spinner becomes its head. */
-static int osq_leave(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int osq_leave(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	int next;
 
-	if (lk->osq_len && lk->osq[lk->osq_head] == lk_task_id(t)) {
-		lk->osq_head = (lk->osq_head + 1) % lk->wq_cap;
-		lk->osq_len--;
+	if (R(lk)->osq_len && R(lk)->osq[R(lk)->osq_head] == rt_task_id(t)) {
+		R(lk)->osq_head = (R(lk)->osq_head + 1) % lk->wq_cap;
+		R(lk)->osq_len--;
 	}
-	if (!lk->osq_len)
+	if (!R(lk)->osq_len)
 		return 1;
-	next = lk->osq[lk->osq_head];
-	return lk_store(s, t, lk_node_line(s, next), osq_go, lk, next);
+	next = R(lk)->osq[R(lk)->osq_head];
+	return rt_store(s, t, lk_node_line(lk, next), osq_go, lk, next);
 }
 
 enum {
@@ -185,64 +225,64 @@ enum {
 	P_WAKE_DROP,
 };
 
-static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
-	const int me = lk_task_id(t), cnt = lk->line[0], own = lk->line[1];
-	const int rd = st->mode == SL_READ;
+	const int me = rt_task_id(t), cnt = lk->line[0], own = lk->line[1];
+	const int rd = st->mode == LM_READ;
 
-	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && lk->era >= 5)
+	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && R(lk)->era >= 5)
 		st->phase = P_TRY_LOAD;
 	for (;;) {
 		switch (st->phase) {
 		case P_START: /* reader: xadd READER_BIAS; writer: cmpxchg 0 -> WRITER_LOCKED */
-			if (!lk_access(s, t, cnt, COH_RMW))
+			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
-			if (rd && lk->holder < 0 && !lk->wq_len && !lk->handoff) {
+			if (rd && lk->holder < 0 && !lk->wq_len && !R(lk)->handoff) {
 				lk->nreaders++;
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !lk->handoff) {
+			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !R(lk)->handoff) {
 				take_write(lk, me);
 				lk->version++;
 				st->phase = P_OWNER;
 			} else {
 				st->first_try = 0;
-				st->phase = rd ? P_RD_SLOW : lk->era >= 5 ? P_WR_SPIN_JOIN : P_QUEUE;
+				st->phase = rd ? P_RD_SLOW : R(lk)->era >= 5 ? P_WR_SPIN_JOIN : P_QUEUE;
 			}
 			break;
 		case P_RD_OWNER:
-			if (lk->era >= 5 && !lk_access(s, t, own, COH_LOAD))
+			if (R(lk)->era >= 5 && !rt_access(s, t, own, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
 		case P_OWNER: /* rwsem_set_owner / rwsem_set_reader_owned (no owner field in 3.x) */
-			if (lk->era >= 5 && !lk_store(s, t, own, nothing, lk, 0))
+			if (R(lk)->era >= 5 && !rt_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
 			return LK_DONE;
 		case P_RD_SLOW:
-			if (lk->era >= 5 && lk->holder < 0 && !lk->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
+			if (R(lk)->era >= 5 && lk->holder < 0 && !R(lk)->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
 				lk->nreaders++; /* reader lock stealing */
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (lk->era == 5 && lk->holder >= 0 && lk_task_on_cpu(s, lk->holder)) {
+			} else if (R(lk)->era == 5 && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
 				st->phase = P_RD_SPIN;
 			} else {
 				st->phase = P_QUEUE;
 			}
 			break;
 		case P_RD_SPIN:
-			if (!lk_access(s, t, cnt, COH_LOAD))
+			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
-			if (lk->holder >= 0 && lk_task_on_cpu(s, lk->holder)) {
-				lk_count_stat(s, lk, LKS_SPIN);
-				lk_spin(s, t, cnt);
+			if (lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
+				lk_count_stat(lk, LKS_SPIN);
+				rt_spin(s, t, cnt);
 				return LK_WAIT;
 			}
-			st->phase = lk->holder < 0 && !lk->handoff ? P_START : P_QUEUE;
+			st->phase = lk->holder < 0 && !R(lk)->handoff ? P_START : P_QUEUE;
 			break;
 		case P_QUEUE: /* raw_spin_lock_irq(&sem->wait_lock) */
-			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			if (!lk->wq_len && (rd ? lk->holder < 0 : can_write(lk, me))) {
 				if (rd)
@@ -254,25 +294,25 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				break;
 			}
 			st->granted = 0;
-			st->since = lk_now(s);
+			st->since = rt_now(s);
 			lk_wq_push(lk, me, rd ? M_READ : M_WRITE);
 			st->phase = lk->wq_len == 1 ? P_SET_WAITERS : P_DROP_WL;
 			break;
 		case P_SET_WAITERS:
-			if (!lk_access(s, t, cnt, COH_RMW))
+			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			lk->version++;
 			st->phase = P_DROP_WL;
 			break;
 		case P_DROP_WL:
-			if (!lk_store(s, t, own, wl_drop, lk, 0))
+			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_SLEEP;
 			break;
 		case P_SLEEP:
 			if (!st->granted) {
-				lk_count_stat(s, lk, LKS_SLEEP);
-				lk_sleep(s, t);
+				lk_count_stat(lk, LKS_SLEEP);
+				rt_sleep(s, t);
 				return LK_WAIT;
 			}
 			if (rd)
@@ -281,76 +321,77 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_WR_RETRY;
 			break;
 		case P_TAKEN_WL:
-			if (!lk_store(s, t, own, wl_drop, lk, 0))
+			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = rd ? P_RD_OWNER : P_OWNER;
 			break;
 		case P_WR_SPIN_JOIN:
 			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE */
-			if (!(lk->holder >= 0 ? lk_task_on_cpu(s, lk->holder) : 1) || lk->handoff || lk->nonspinnable) {
+			if (!(lk->holder >= 0 ? rt_task_on_cpu(s, lk->holder) : 1) || R(lk)->handoff ||
+			    R(lk)->nonspinnable) {
 				st->phase = P_QUEUE;
 				break;
 			}
-			st->spin_since = lk_now(s);
-			st->osq_go = 0;
-			lk->osq[(lk->osq_head + lk->osq_len) % lk->wq_cap] = me;
-			lk->osq_len++;
-			st->phase = lk->osq_len == 1 ? P_WR_SPIN : P_WR_OSQ_WAIT;
+			RT(st)->spin_since = rt_now(s);
+			RT(st)->osq_go = 0;
+			R(lk)->osq[(R(lk)->osq_head + R(lk)->osq_len) % lk->wq_cap] = me;
+			R(lk)->osq_len++;
+			st->phase = R(lk)->osq_len == 1 ? P_WR_SPIN : P_WR_OSQ_WAIT;
 			break;
 		case P_WR_OSQ_WAIT: /* osq_lock: spin on our own node */
-			if (!lk_access(s, t, lk_node_line(s, me), COH_LOAD))
+			if (!rt_access(s, t, lk_node_line(lk, me), COH_LOAD))
 				return LK_WAIT;
-			if (!st->osq_go) {
-				lk_spin(s, t, lk_node_line(s, me));
+			if (!RT(st)->osq_go) {
+				rt_spin(s, t, lk_node_line(lk, me));
 				return LK_WAIT;
 			}
-			st->spin_since = lk_now(s);
+			RT(st)->spin_since = rt_now(s);
 			st->phase = P_WR_SPIN;
 			break;
 		case P_WR_SPIN: /* rwsem_spin_on_owner: read owner */
-			if (!lk_access(s, t, own, COH_LOAD))
+			if (!rt_access(s, t, own, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_WR_SPIN_COUNT;
 			break;
 		case P_WR_SPIN_COUNT:
-			if (!lk_access(s, t, cnt, COH_LOAD))
+			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
-			if (lk->holder < 0 && !lk->nreaders && !lk->handoff) {
+			if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
 				st->phase = P_WR_STEAL;
-			} else if (lk->holder >= 0 && !lk->handoff && lk_task_on_cpu(s, lk->holder)) {
-				lk_count_stat(s, lk, LKS_SPIN);
+			} else if (lk->holder >= 0 && !R(lk)->handoff && rt_task_on_cpu(s, lk->holder)) {
+				lk_count_stat(lk, LKS_SPIN);
 				st->phase = P_WR_RESPIN;
-				lk_spin(s, t, cnt);
+				rt_spin(s, t, cnt);
 				return LK_WAIT;
-			} else if (lk->holder < 0 && lk->nreaders && !lk->handoff) {
+			} else if (lk->holder < 0 && lk->nreaders && !R(lk)->handoff) {
 				/* reader-owned: spin for (20 + min(readers, 30)) us / 2 at most */
 				int r = lk->nreaders < 30 ? lk->nreaders : 30;
-				sim_time_t limit = st->spin_since + (20 + r) * 1000000LL / 2;
+				sim_time_t limit = RT(st)->spin_since + (20 + r) * 1000000LL / 2;
 
-				if (lk_now(s) >= limit) {
+				if (rt_now(s) >= limit) {
 					/* rwsem_set_nonspinnable: writers stop spinning on this reader phase;
 					 * readers keep the bit in owner until a writer owns the lock */
-					lk->nonspinnable = 1;
+					R(lk)->nonspinnable = 1;
 					st->phase = P_WR_LEAVE_QUEUE;
 					break;
 				}
-				lk_count_stat(s, lk, LKS_SPIN);
+				lk_count_stat(lk, LKS_SPIN);
 				st->phase = P_WR_RESPIN;
-				lk_spin_deadline(s, t, cnt, limit);
+				rt_spin_deadline(s, t, cnt, limit);
 				return LK_WAIT;
 			} else {
 				st->phase = P_WR_LEAVE_QUEUE; /* owner asleep, or a handoff is pending */
 			}
 			break;
 		case P_WR_RESPIN:
-			if (!lk_access(s, t, cnt, COH_LOAD))
+			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_WR_SPIN;
 			break;
 		case P_WR_STEAL: /* rwsem_try_write_lock_unqueued: cmpxchg */
-			if (!lk_access(s, t, cnt, COH_RMW))
+			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
-			if (lk->holder < 0 && !lk->nreaders && !lk->handoff) {
+			if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
 				take_write(lk, me);
 				lk->version++;
 				st->phase = P_WR_LEAVE_GOT;
@@ -369,12 +410,12 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_QUEUE;
 			break;
 		case P_WR_RETRY: /* woken writer: rwsem_try_write_lock under wait_lock */
-			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			if (can_write(lk, me)) {
-				if (lk->handoff && lk_wq_first(lk, NULL) == me) {
-					lk->handoff = 0;
-					lk_count_stat(s, lk, LKS_HANDOFF);
+				if (R(lk)->handoff && lk_wq_first(lk, NULL) == me) {
+					R(lk)->handoff = 0;
+					lk_count_stat(lk, LKS_HANDOFF);
 				}
 				wq_remove(lk, me);
 				take_write(lk, me);
@@ -382,26 +423,26 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = P_WR_RETRY_GOT;
 				break;
 			}
-			if (lk->era >= 5 && !lk->handoff && lk_wq_first(lk, NULL) == me &&
-			    lk_now(s) - st->since >= RWSEM_WAIT_TIMEOUT_PS)
-				lk->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
+			if (R(lk)->era >= 5 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
+			    rt_now(s) - st->since >= RWSEM_WAIT_TIMEOUT_PS)
+				R(lk)->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
 			st->phase = P_WR_RETRY_DROP;
 			break;
 		case P_WR_RETRY_DROP:
-			if (!lk_store(s, t, own, wl_drop, lk, 0))
+			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_SLEEP;
 			break;
 		case P_WR_RETRY_GOT:
-			if (!lk_store(s, t, own, wl_drop, lk, 0))
+			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
 		case P_TRY_LOAD: /* __down_read_trylock: read count, cmpxchg loop */
-			if (!lk_access(s, t, cnt, COH_LOAD))
+			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
-			st->seen = lk->version;
-			if (lk->holder >= 0 || lk->wq_len || lk->handoff) {
+			RT(st)->seen = lk->version;
+			if (lk->holder >= 0 || lk->wq_len || R(lk)->handoff) {
 				st->first_try = 0;
 				st->what = LK_ACQUIRE; /* mmap_read_trylock failed: mmap_read_lock */
 				st->phase = P_START;
@@ -410,9 +451,9 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			st->phase = P_TRY_CMPXCHG;
 			break;
 		case P_TRY_CMPXCHG:
-			if (!lk_access(s, t, cnt, COH_RMW))
+			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
-			if (lk->version == st->seen) {
+			if (lk->version == RT(st)->seen) {
 				lk->nreaders++;
 				lk->version++;
 				st->phase = P_RD_OWNER;
@@ -420,8 +461,8 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			}
 			/* the cmpxchg failed: it returned the new count, check it again */
 			st->first_try = 0;
-			st->seen = lk->version;
-			if (lk->holder >= 0 || lk->wq_len || lk->handoff) {
+			RT(st)->seen = lk->version;
+			if (lk->holder >= 0 || lk->wq_len || R(lk)->handoff) {
 				st->what = LK_ACQUIRE; /* the trylock failed: down_read */
 				st->phase = P_START;
 			}
@@ -432,28 +473,29 @@ static int acquire(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 	}
 }
 
-static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
 	const int cnt = lk->line[0], own = lk->line[1];
 
 	if (st->phase == P_START)
-		st->phase = st->what == LK_DOWNGRADE || st->mode == SL_READ || lk->era < 5 ? P_REL_COUNT : P_REL_OWNER;
+		st->phase =
+		    st->what == LK_DOWNGRADE || st->mode == LM_READ || R(lk)->era < 5 ? P_REL_COUNT : P_REL_OWNER;
 	for (;;) {
 		switch (st->phase) {
 		case P_REL_OWNER: /* rwsem_clear_owner */
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!rt_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
 			st->phase = P_REL_COUNT;
 			break;
 		case P_REL_COUNT:
-			if (!lk_access(s, t, cnt, COH_RMW))
+			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			lk->version++;
 			if (st->what == LK_DOWNGRADE) { /* downgrade_write: writer -> one reader */
 				lk->holder = -1;
 				lk->nreaders++;
-			} else if (st->mode == SL_READ) {
+			} else if (st->mode == LM_READ) {
 				lk->nreaders--;
 			} else {
 				lk->holder = -1;
@@ -461,23 +503,23 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 			if (lk->wq_len && (st->what == LK_DOWNGRADE || (lk->holder < 0 && !lk->nreaders)))
 				st->phase = P_WAKE_WL;
 			else
-				st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
+				st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 5 ? P_OWNER : -1;
 			break;
 		case P_WAKE_WL: /* rwsem_wake */
-			if (!lk_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
 			if (st->what != LK_DOWNGRADE)
-				lk->nonspinnable = 0; /* the last one out: clear_nonspinnable() */
+				R(lk)->nonspinnable = 0; /* the last one out: clear_nonspinnable() */
 			mark_wake(s, t, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:
-			if (!lk_store(s, t, own, wl_drop, lk, 0))
+			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = st->what == LK_DOWNGRADE && lk->era >= 5 ? P_OWNER : -1;
+			st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 5 ? P_OWNER : -1;
 			break;
 		case P_OWNER:
-			if (!lk_store(s, t, own, nothing, lk, 0))
+			if (!rt_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
 			return LK_DONE;
 		default:
@@ -486,7 +528,7 @@ static int release(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 	}
 }
 
-static int rwsem_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int rwsem_op(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
 
@@ -501,5 +543,11 @@ const struct lock_design lock_rwsem = {
     .doc = "rw_semaphore: reader fast path, trylock cmpxchg loop, optimistic spinning, sleeping waiters, "
 	   "handoff, downgrade (per kernel era)",
     .caps = LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS,
+    .lines = {{"count", LR_WORD}, {"owner", LR_WORD}},
+    .nlines = 2,
+    .inst_size = sizeof(struct rwsem_state),
+    .task_size = sizeof(struct rwsem_task),
+    .init = rwsem_init,
+    .fini = rwsem_fini,
     .op = rwsem_op,
 };

@@ -8,35 +8,50 @@
 #include "coherence.h"
 #include "lock.h"
 
-static void ticket_unlock(struct sim *s, struct lock_inst *lk, int task, int arg)
+/* arch_spinlock_t: the two halves of the ticket word */
+struct ticket_state {
+	int64_t next_ticket, serving; /* tail, head */
+};
+
+/* the ticket this task drew */
+struct ticket_task {
+	int64_t ticket;
+};
+
+static void ticket_unlock(struct rt *s, void *obj, int task, int arg)
 {
-	lk->serving++;
+	struct lock_inst *lk = obj;
+	struct ticket_state *tk = lk_priv(lk);
+
+	tk->serving++;
 	lk->holder = -1;
 }
 
-static int ticket_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int ticket_op(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
+	struct ticket_state *tk = lk_priv(lk);
+	struct ticket_task *my = st->priv;
 
 	if (st->what == LK_RELEASE || st->what == LK_DOWNGRADE)
-		return lk_store(s, t, lk->line[0], ticket_unlock, lk, 0) ? LK_DONE : LK_WAIT;
+		return rt_store(s, t, lk->line[0], ticket_unlock, lk, 0) ? LK_DONE : LK_WAIT;
 	switch (st->phase) {
 	case 0: /* xadd on the tail: take a ticket */
-		if (!lk_access(s, t, lk->line[0], COH_RMW))
+		if (!rt_access(s, t, lk->line[0], COH_RMW))
 			return LK_WAIT;
-		st->ticket = lk->next_ticket++;
+		my->ticket = tk->next_ticket++;
 		st->phase = 1;
 		/* fall through */
 	default: /* read head until it is our turn */
-		if (!lk_access(s, t, lk->line[0], COH_LOAD))
+		if (!rt_access(s, t, lk->line[0], COH_LOAD))
 			return LK_WAIT;
-		if (lk->serving == st->ticket) {
-			lk->holder = lk_task_id(t);
+		if (tk->serving == my->ticket) {
+			lk->holder = rt_task_id(t);
 			return LK_DONE;
 		}
 		st->first_try = 0;
-		lk_count_stat(s, lk, LKS_SPIN);
-		lk_spin(s, t, lk->line[0]);
+		lk_count_stat(lk, LKS_SPIN);
+		rt_spin(s, t, lk->line[0]);
 		return LK_WAIT;
 	}
 }
@@ -45,5 +60,7 @@ const struct lock_design lock_ticket = {
     .name = "ticket",
     .kind = "spinlock",
     .doc = "ticket spinlock (x86 <= 4.1): all waiters spin on one word",
+    .inst_size = sizeof(struct ticket_state),
+    .task_size = sizeof(struct ticket_task),
     .op = ticket_op,
 };

@@ -16,32 +16,46 @@
 #include "coherence.h"
 #include "lock.h"
 
-static void vma_write_unlock(struct sim *s, struct lock_inst *lk, int task, int arg)
+/* the writer asleep until the readers drain, -1 */
+struct vma_state {
+	int pending;
+};
+
+static int vma_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
 {
+	((struct vma_state *)lk_priv(lk))->pending = -1;
+	return 0;
+}
+
+static void vma_write_unlock(struct rt *s, void *obj, int task, int arg)
+{
+	struct lock_inst *lk = obj;
+
 	lk->holder = -1;
 	lk->version++;
 }
 
-static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
+static int vma_op(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
 	struct lk_task *st = lk_state(t);
-	const int me = lk_task_id(t), line = lk->line[0];
+	struct vma_state *v = lk_priv(lk);
+	const int me = rt_task_id(t), line = lk->line[0];
 
-	if (st->what == LK_RELEASE && st->mode == SL_WRITE)
-		return lk_store(s, t, line, vma_write_unlock, lk, 0) ? LK_DONE : LK_WAIT;
+	if (st->what == LK_RELEASE && st->mode == LM_WRITE)
+		return rt_store(s, t, line, vma_write_unlock, lk, 0) ? LK_DONE : LK_WAIT;
 	if (st->what == LK_RELEASE || st->what == LK_DOWNGRADE) {
-		if (!lk_access(s, t, line, COH_RMW))
+		if (!rt_access(s, t, line, COH_RMW))
 			return LK_WAIT;
 		if (st->what == LK_DOWNGRADE) {
 			lk->holder = -1;
 			lk->nreaders++;
-		} else if (--lk->nreaders == 0 && lk->pending >= 0) {
+		} else if (--lk->nreaders == 0 && v->pending >= 0) {
 			/* the last reader out wakes the writer waiting for the drain */
-			int w = lk->pending;
+			int w = v->pending;
 
-			lk->pending = -1;
-			lk_count_stat(s, lk, LKS_WAKE);
-			lk_wake(s, w);
+			v->pending = -1;
+			lk_count_stat(lk, LKS_WAKE);
+			rt_wake(s, w);
 		}
 		lk->version++;
 		return LK_DONE;
@@ -49,10 +63,10 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 	for (;;) {
 		switch (st->phase) {
 		case 0: /* refcount / trylock */
-			if (!lk_access(s, t, line, COH_RMW))
+			if (!rt_access(s, t, line, COH_RMW))
 				return LK_WAIT;
 			if (lk->holder < 0) {
-				if (st->mode == SL_READ) {
+				if (st->mode == LM_READ) {
 					lk->nreaders++;
 					lk->version++;
 					return LK_DONE;
@@ -62,29 +76,29 @@ static int vma_op(struct sim *s, struct sim_task *t, struct lock_inst *lk)
 				st->phase = 2;
 				break;
 			}
-			if (st->mode == SL_READ && st->may_fail)
+			if (st->mode == LM_READ && st->may_fail)
 				return LK_FAILED;
 			st->first_try = 0;
 			st->phase = 1;
 			break;
 		case 1: /* write-locked: wait for it to end */
-			if (!lk_access(s, t, line, COH_LOAD))
+			if (!rt_access(s, t, line, COH_LOAD))
 				return LK_WAIT;
 			if (lk->holder >= 0) {
-				lk_count_stat(s, lk, LKS_SPIN);
-				lk_spin(s, t, line);
+				lk_count_stat(lk, LKS_SPIN);
+				rt_spin(s, t, line);
 				return LK_WAIT;
 			}
 			st->phase = 0;
 			break;
 		default: /* writer: wait for the readers to drain, asleep */
-			if (!lk_access(s, t, line, COH_LOAD))
+			if (!rt_access(s, t, line, COH_LOAD))
 				return LK_WAIT;
 			if (lk->nreaders) {
 				st->first_try = 0;
-				lk->pending = me;
-				lk_count_stat(s, lk, LKS_SLEEP);
-				lk_sleep(s, t);
+				v->pending = me;
+				lk_count_stat(lk, LKS_SLEEP);
+				rt_sleep(s, t);
 				return LK_WAIT;
 			}
 			return LK_DONE;
@@ -97,5 +111,7 @@ const struct lock_design lock_vma = {
     .kind = "vma_lock",
     .doc = "per-VMA lock (6.4+): one atomic per reader, writers wait for readers to drain",
     .caps = LK_CAP_SHARED,
+    .inst_size = sizeof(struct vma_state),
+    .init = vma_init,
     .op = vma_op,
 };

@@ -715,7 +715,6 @@ static int check_versions(const struct profile *p, struct mm_error *err)
 
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err)
 {
-	static const char *const spinlocks[] = {"qspinlock", "ticket", 0};
 	static const char *const eras[] = {"3.x", "5.11", "6.x", 0};
 	static const char *const vmalocks[] = {"none", "vma_lock", 0};
 	struct {
@@ -726,7 +725,8 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 	} fields[] = {
 	    {"name", k->name, sizeof(k->name), 0},
 	    {"version", k->version, sizeof(k->version), 0},
-	    {"spinlock", k->spinlock, sizeof(k->spinlock), spinlocks},
+	    /* a lock design's name; the lock layer checks it (lock_check_kernel) */
+	    {"spinlock", k->spinlock, sizeof(k->spinlock), 0},
 	    {"rwsem_era", k->rwsem_era, sizeof(k->rwsem_era), eras},
 	    {"vma_lock", k->vma_lock, sizeof(k->vma_lock), vmalocks},
 	};

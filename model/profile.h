@@ -102,7 +102,7 @@ double hw_freq_ghz(const struct hw_profile *hw, int active_cores);
 struct kernel_profile {
 	char name[64];
 	char version[32];
-	char spinlock[32];	 /* lock design of spinlock_t: "qspinlock" or "ticket" */
+	char spinlock[32];	 /* lock design of spinlock_t (lock.h: lock_check_kernel) */
 	char rwsem[32];		 /* lock design of rw_semaphore: "rwsem" */
 	char rwsem_era[32];	 /* "3.x", "5.11", "6.x": which rwsem behaviours exist */
 	char vma_lock[32];	 /* "vma_lock" or "none" */

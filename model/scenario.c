@@ -222,13 +222,15 @@ static int parse_decl(struct parser *p, int is_lock)
 		return perr(p, p->tok[1].col, "'%s' is declared twice", o.name);
 	o.is_lock = is_lock;
 	if (is_lock) {
-		if (i >= p->ntok || (strcmp(p->tok[i].text, "spinlock") && strcmp(p->tok[i].text, "rwsem") &&
-				     strcmp(p->tok[i].text, "vma_lock")))
-			return perr(p, i < p->ntok ? p->tok[i].col : 1,
-				    "expected a lock type: spinlock, rwsem or vma_lock%s%s%s",
+		if (i >= p->ntok || !(o.kind = lock_kind_find(p->tok[i].text))) {
+			char kinds[128];
+
+			lock_kind_list(kinds, sizeof(kinds));
+			return perr(p, i < p->ntok ? p->tok[i].col : 1, "expected a lock type: %s%s%s%s", kinds,
 				    i < p->ntok ? ", found '" : "", i < p->ntok ? p->tok[i].text : "",
 				    i < p->ntok ? "'" : "");
-		strcpy(o.locktype, p->tok[i++].text);
+		}
+		i++;
 	}
 	if (i >= p->ntok || strcmp(p->tok[i].text, "scope"))
 		return perr(p, i < p->ntok ? p->tok[i].col : 1, "expected 'scope' after the %s name",
@@ -518,10 +520,24 @@ static int push_step(struct parser *p, struct sc_step *st)
 	return 0;
 }
 
+/* The lock kinds with every capability in @caps, for messages: "rwsem". */
+static const char *kinds_with(unsigned caps, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int k = 0; lock_kinds[k].name; k++)
+		if ((lock_kinds[k].caps & caps) == caps && len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", lock_kinds[k].name);
+	return buf;
+}
+
 static int parse_body_line(struct parser *p)
 {
 	struct sc_step st = {0};
 	const char *w = p->tok[0].text;
+	const struct lock_kind *kind;
+	char buf[128];
 	int i, rc;
 	long n;
 
@@ -620,31 +636,38 @@ static int parse_body_line(struct parser *p)
 	default: /* lock actions */
 		if ((rc = parse_objref(p, i++, &st, 1)))
 			return rc;
-		st.mode = SL_EXCL;
+		st.mode = LM_EXCL;
 		if (i < p->ntok && (!strcmp(p->tok[i].text, "read") || !strcmp(p->tok[i].text, "write"))) {
-			st.mode = !strcmp(p->tok[i].text, "read") ? SL_READ : SL_WRITE;
+			st.mode = !strcmp(p->tok[i].text, "read") ? LM_READ : LM_WRITE;
 			i++;
 		}
-		if (strcmp(p->sc->obj[st.obj].locktype, "spinlock") && st.mode == SL_EXCL && st.act != SA_DOWNGRADE)
+		kind = p->sc->obj[st.obj].kind;
+		if ((kind->caps & LK_CAP_SHARED) && st.mode == LM_EXCL && st.act != SA_DOWNGRADE)
 			return perr(p, p->tok[i - 1].col + (int)strlen(p->tok[i - 1].text) + 1,
-				    "a %s needs 'read' or 'write' after its name", p->sc->obj[st.obj].locktype);
-		if (!strcmp(p->sc->obj[st.obj].locktype, "spinlock") && st.mode != SL_EXCL)
-			return perr(p, p->tok[i - 1].col, "a spinlock has no read or write mode");
-		if (st.act == SA_DOWNGRADE && strcmp(p->sc->obj[st.obj].locktype, "rwsem"))
-			return perr(p, p->tok[2].col, "only an rwsem can be downgraded");
+				    "a %s needs 'read' or 'write' after its name", kind->name);
+		if (!(kind->caps & LK_CAP_SHARED) && st.mode != LM_EXCL)
+			return perr(p, p->tok[i - 1].col, "a %s has no read or write mode", kind->name);
+		if (st.act == SA_DOWNGRADE && !(kind->caps & LK_CAP_DOWNGRADE))
+			return perr(p, p->tok[2].col, "a %s cannot be downgraded (kinds that can: %s)", kind->name,
+				    kinds_with(LK_CAP_DOWNGRADE, buf, sizeof(buf)));
 		if (i < p->ntok && !strcmp(p->tok[i].text, "else")) {
 			/* lock_vma_under_rcu's fallback: a write-locked VMA sends the fault to mmap_lock */
 			struct sc_step alt = st;
 
-			if (st.act != SA_LOCK || st.mode != SL_READ || strcmp(p->sc->obj[st.obj].locktype, "vma_lock"))
+			if (st.act != SA_LOCK || st.mode != LM_READ || !(kind->caps & LK_CAP_MAY_FAIL))
 				return perr(p, p->tok[i].col,
-					    "'else LOCK' follows only 'lock NAME read' of a vma_lock (the fallback "
-					    "to mmap_lock)");
+					    "'else LOCK' follows only 'lock NAME read' of a %s (the fallback "
+					    "to mmap_lock)",
+					    kinds_with(LK_CAP_MAY_FAIL, buf, sizeof(buf)));
 			if (i + 1 >= p->ntok)
 				return perr(p, p->tok[i].col + 5, "expected an rwsem's name after 'else'");
 			if ((rc = parse_objref(p, i + 1, &alt, 1)))
 				return rc;
-			if (strcmp(p->sc->obj[alt.obj].locktype, "rwsem") || alt.idx_div)
+			/* the fallback is a sleeping reader-writer lock that cannot itself fail */
+			kind = p->sc->obj[alt.obj].kind;
+			if ((kind->caps & (LK_CAP_SHARED | LK_CAP_SLEEPS | LK_CAP_MAY_FAIL)) !=
+				(LK_CAP_SHARED | LK_CAP_SLEEPS) ||
+			    alt.idx_div)
 				return perr(p, p->tok[i + 1].col,
 					    "the lock after 'else' must be an rwsem, not indexed");
 			st.alt1 = alt.obj + 1;
@@ -918,7 +941,7 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 	for (int i = 0; i < pr->n && !rc; i++) {
 		const struct prog_insn *in = &pr->insn[i];
 		const char *name = in->obj >= 0 ? sc->obj[in->obj].name : "";
-		int want = in->mode == SL_READ ? HELD_READ : HELD_WRITE;
+		int want = in->mode == LM_READ ? HELD_READ : HELD_WRITE;
 
 		switch (in->act) {
 		case SA_LOCK:
@@ -1009,6 +1032,8 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 	double v = 0; /* set by named() on success; gcc -O2 can't see that */
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = lock_check_kernel(k, err)))
+		return rc;
 	out->sc = sc;
 	out->variant = variant;
 	out->footprint = sc->footprint[variant];
@@ -1117,7 +1142,7 @@ void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
 		if (in->act == SA_MISS)
 			c->misses += v * in->misses;
 		if ((in->act == SA_LOCK || in->act == SA_TRYLOCK) && lock && !strcmp(sc->obj[in->obj].name, lock)) {
-			if (in->mode == SL_READ)
+			if (in->mode == LM_READ)
 				c->lock_read += v;
 			else
 				c->lock_write += v;

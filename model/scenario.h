@@ -15,6 +15,7 @@
 #define MMSIM_SCENARIO_H
 
 #include <stdint.h>
+#include "lock.h"
 #include "mm_error.h"
 #include "profile.h"
 
@@ -59,12 +60,10 @@ enum sc_act {
 	SA_NACTS
 };
 
-enum sc_lockmode { SL_EXCL = 0, SL_READ, SL_WRITE };
-
 struct sc_object {
 	char name[SC_NAME];
 	int is_lock;
-	char locktype[16]; /* spinlock, rwsem, vma_lock */
+	const struct lock_kind *kind; /* a lock: its kind (lock.h lock_kinds[]) */
 	enum sc_scope scope;
 	int count; /* instances per scope instance (indexed objects) */
 	int line_no;
@@ -83,7 +82,7 @@ struct sc_step {
 	int fn;	     /* index into scenario.fn[] (-1 for control lines) */
 	int obj;     /* object index, or -1 */
 	int idx_div; /* 0: not indexed; else index = i / idx_div (1 for [i]) */
-	enum sc_lockmode mode;
+	enum lock_mode mode;
 	char name[SC_NAME]; /* named cost or count, "" if literal */
 	double literal;	    /* literal cost in ns or cycles, count, or bytes */
 	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
@@ -127,7 +126,7 @@ struct prog_insn {
 	int fn;
 	int obj;
 	int idx_div;
-	enum sc_lockmode mode;
+	enum lock_mode mode;
 	double cycles; /* COMPUTE, IPI (handler at each target): cost in cycles (0 if ns) */
 	double ns;     /* COMPUTE, IPI: cost in ns (literal) */
 	double misses; /* MISS: DRAM accesses per visit when cold */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "engine.h"
 #include "profile.h"
+#include "lock.h"
 #include "scenario.h"
 #include "topology.h"
 
@@ -43,25 +44,6 @@ struct sim_config {
 #define SIM_MAX_WORK 1e11
 
 #define SIM_MAX_STATS 32
-
-struct sim_lock_stats {
-	char name[SC_NAME];
-	char design[32];
-	uint64_t acquires[2]; /* [0] exclusive/write, [1] read */
-	uint64_t releases[2];
-	uint64_t contended; /* acquisitions that did not succeed at the first try */
-	uint64_t fallbacks; /* 'lock V read else M' steps that found V write-locked and took M */
-	/* what the kernel's lock tracepoint (mmap_lock_start_locking) would count: every lock and
-	 * trylock begun, downgrades not, and once more for a trylock that failed and blocked */
-	uint64_t starts, try_failed;
-	uint64_t sleeps, wakeups, handoffs, spins;
-	uint64_t read_wakeups, read_batches; /* readers woken, in that many wake_up_q()s */
-	uint64_t violations;		     /* mutual exclusion broken: must stay 0 */
-	int max_readers;
-	int ninst;	    /* instances of this lock (one per mm, per node, per page-table page...) */
-	double held_ps;	    /* in the window: held exclusively (spinlock, writer), summed over instances */
-	double max_held_ps; /* the same for the busiest instance */
-};
 
 struct sim_line_stats {
 	char name[SC_NAME];

@@ -145,7 +145,7 @@ mmsim_cli(kernel_malformed fail
   PATTERNS "bad_kernel\\.conf:4: malformed line"
   ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_kernel.conf --scenario has_pinned_write --tasks 1)
 mmsim_cli(kernel_bad_spinlock fail
-  PATTERNS "bad_spinlock\\.conf:4: \\[kernel\\] spinlock = 'mcs': expected one of: qspinlock ticket"
+  PATTERNS "bad_spinlock\\.conf:4: \\[kernel\\] spinlock = 'mcs': expected one of: ticket qspinlock"
   ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_spinlock.conf --scenario has_pinned_write --tasks 1)
 mmsim_cli(scenario_syntax_error fail
   PATTERNS "${MMSIM_CLI_DIR}/bad_syntax\\.scn:5:6: unknown action 'frobnicate'"

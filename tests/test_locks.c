@@ -86,8 +86,8 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
 	static const char *const eras[] = {"3.x", "5.11", "6.x"};
 
 	for (int e = 0; e < 3; e++) {
-		contract(&lock_rwsem, eras[e], 0);
-		contract(&lock_rwsem, eras[e], 1);
+		contract(lock_design_find("rwsem"), eras[e], 0);
+		contract(lock_design_find("rwsem"), eras[e], 1);
 	}
 }
 
@@ -98,8 +98,8 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
  */
 static void spinlock_matches_machine_repairman(void **state)
 {
-	static const char *const designs[] = {"ticket", "qspinlock"};
 	const int n = 8;
+	int tried = 0;
 	const double hold_ns = 1000, think_ns = 3000, rho = hold_ns / think_ns;
 	double sum = 0, term = 1, expect;
 
@@ -108,13 +108,18 @@ static void spinlock_matches_machine_repairman(void **state)
 		term *= (n - k) * rho;
 	}
 	expect = (1 - 1 / sum) / (hold_ns * 1e-9);
-	for (int i = 0; i < 2; i++) {
+	/* every design of kind spinlock, as a kernel profile picks it */
+	for (int i = 0; lock_designs[i]; i++) {
+		const char *design = lock_designs[i]->name;
 		char hw[1024], k[512], scn[512];
 		struct tworld w;
 		struct sim_result r;
 
+		if (strcmp(lock_designs[i]->kind, "spinlock"))
+			continue;
+		tried++;
 		t_hw_text(hw, sizeof(hw), 0.001, 0.001, 0.001, 0.001, 0.001, 0, "fifo", 8, 0);
-		t_kernel_text(k, sizeof(k), designs[i], "6.x");
+		t_kernel_text(k, sizeof(k), design, "6.x");
 		snprintf(scn, sizeof(scn),
 			 "scenario mr\nop \"think, then hold the lock\"\nlock L spinlock scope global\n"
 			 "variant v kernel 9.9 \"test\"\nbegin\n  f compute %gns exp\n  f lock L\n"
@@ -125,10 +130,46 @@ static void spinlock_matches_machine_repairman(void **state)
 
 		c.measure_events = 3000000;
 		t_run(&c, &r);
-		assert_string_equal(r.locks[0].design, designs[i]);
+		assert_string_equal(r.locks[0].design, design);
 		if (fabs(r.ops_per_s - expect) > 0.03 * expect)
-			fail_msg("%s: %.0f ops/s, machine repairman says %.0f", designs[i], r.ops_per_s, expect);
+			fail_msg("%s: %.0f ops/s, machine repairman says %.0f", design, r.ops_per_s, expect);
 		t_world_free(&w);
+	}
+	assert_true(tried >= 2);
+}
+
+/* A kernel profile's [kernel] spinlock names a design of kind spinlock, from the table; anything
+ * else is refused, naming the file, the line and every choice. */
+static void kernel_profile_names_a_spinlock_design(void **state)
+{
+	char k[512], want[256] = "";
+	size_t len = 0;
+	struct profile p;
+	struct kernel_profile kp;
+	struct mm_error err;
+
+	for (int i = 0; lock_designs[i]; i++) {
+		if (strcmp(lock_designs[i]->kind, "spinlock"))
+			continue;
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s%s", len ? " " : "", lock_designs[i]->name);
+		t_kernel_text(k, sizeof(k), lock_designs[i]->name, "6.x");
+		assert_int_equal(profile_parse(&p, "k.conf", k, &err), 0);
+		assert_int_equal(kernel_profile_derive(&kp, &p, &err), 0);
+		assert_int_equal(lock_check_kernel(&kp, &err), 0);
+		assert_ptr_equal(lock_design_for(lock_kind_find("spinlock"), &kp), lock_designs[i]);
+		profile_free(&p);
+	}
+	for (int bad = 0; bad < 2; bad++) {
+		char msg[320];
+
+		t_kernel_text(k, sizeof(k), bad ? "rwsem" : "mcs", "6.x"); /* the wrong kind; no such design */
+		assert_int_equal(profile_parse(&p, "k.conf", k, &err), 0);
+		assert_int_equal(kernel_profile_derive(&kp, &p, &err), 0);
+		assert_int_equal(lock_check_kernel(&kp, &err), MM_EPARSE);
+		snprintf(msg, sizeof(msg), "k.conf:4: [kernel] spinlock = '%s': expected one of: %s",
+			 bad ? "rwsem" : "mcs", want);
+		assert_string_equal(err.msg, msg);
+		profile_free(&p);
 	}
 }
 
@@ -220,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(every_design_keeps_the_contract),
 	    cmocka_unit_test(rwsem_keeps_the_contract_in_every_era),
 	    cmocka_unit_test(spinlock_matches_machine_repairman),
+	    cmocka_unit_test(kernel_profile_names_a_spinlock_design),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),

@@ -504,8 +504,6 @@ static const struct bad bad_cases[] = {
     {"frequency GHz", ST_HW, hw_base, "1 = 3.5\n", "1 = 35\n", MM_ERANGE,
      "t.conf:22: ", "[frequency] 1 = '35': expected GHz from 0.1 to 10"},
     /* kernel profiles */
-    {"spinlock", ST_KERNEL, k_base, "spinlock = qspinlock\n", "spinlock = mcs\n", MM_EPARSE,
-     "t.conf:4: ", "[kernel] spinlock = 'mcs': expected one of: qspinlock ticket"},
     {"rwsem era", ST_KERNEL, k_base, "rwsem_era = 5.11\n", "rwsem_era = 4.x\n", MM_EPARSE,
      "t.conf:5: ", "[kernel] rwsem_era = '4.x': expected one of: 3.x 5.11 6.x"},
     {"vma lock", ST_KERNEL, k_base, "vma_lock = none\n", "vma_lock = yes\n", MM_EPARSE,

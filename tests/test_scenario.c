@@ -529,8 +529,8 @@ static void test_when_only(void **state)
 	l = obj_index(&sc, "l");
 	s = obj_index(&sc, "s");
 	assert_true(sc.obj[l].is_lock);
-	assert_string_equal(sc.obj[l].locktype, "spinlock");
-	assert_string_equal(sc.obj[s].locktype, "rwsem");
+	assert_string_equal(sc.obj[l].kind->name, "spinlock");
+	assert_string_equal(sc.obj[s].kind->name, "rwsem");
 	assert_int_equal(sc.step[3].act, SA_ONLY);
 	assert_int_equal(sc.step[3].variants, 1u << 1);
 	assert_int_equal(sc.step[10].variants, (1u << 0) | (1u << 2));
@@ -544,10 +544,10 @@ static void test_when_only(void **state)
 	check_prog(&sc, &pc, 6, fc, ac, lc);
 	/* lock objects and modes */
 	assert_int_equal(pa.insn[2].obj, s);
-	assert_int_equal(pa.insn[2].mode, SL_READ);
-	assert_int_equal(pa.insn[3].mode, SL_READ);
+	assert_int_equal(pa.insn[2].mode, LM_READ);
+	assert_int_equal(pa.insn[3].mode, LM_READ);
 	assert_int_equal(pb.insn[2].obj, l);
-	assert_int_equal(pb.insn[2].mode, SL_EXCL);
+	assert_int_equal(pb.insn[2].mode, LM_EXCL);
 	/* the repeat inside 'only b' is matched in b's own numbering */
 	assert_int_equal(pb.insn[3].match, 5);
 	assert_int_equal(pb.insn[5].match, 3);
@@ -783,7 +783,7 @@ static const struct bad bad_cases[] = {
     {HDR "  fn lock s\n", MM_EPARSE, "bad.scn:8:13: ", "a rwsem needs 'read' or 'write' after its name"},
     {HDR "  fn unlock s\n", MM_EPARSE, "bad.scn:8:15: ", "a rwsem needs 'read' or 'write'"},
     {HDR "  fn lock l read\n", MM_EPARSE, "bad.scn:8:13: ", "a spinlock has no read or write mode"},
-    {HDR "  fn downgrade l\n", MM_EPARSE, "bad.scn:8:16: ", "only an rwsem can be downgraded"},
+    {HDR "  fn downgrade l\n", MM_EPARSE, "bad.scn:8:16: ", "a spinlock cannot be downgraded (kinds that can: rwsem)"},
     /* the fallback of a vma_lock reader */
     {HDR "  fn lock s read else s\n", MM_EPARSE,
      "bad.scn:8:18: ", "'else LOCK' follows only 'lock NAME read' of a vma_lock"},

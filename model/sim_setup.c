@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Instantiation: the tasks placed on CPUs, the scenario's objects on cache
+ * lines as the kernel profile's [layout] groups them, one instance per scope
+ * instance, and the lock instances on their lines with the design the kernel
+ * profile picks for each kind.
+ */
+#include "sim_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int scope_ninst(const struct sim *s, enum sc_scope sc)
+{
+	switch (sc) {
+	case SC_GLOBAL:
+	case SC_MEMCG:
+		return 1;
+	case SC_NODE:
+		return s->cfg->topo->nnuma;
+	case SC_CPU:
+		return s->cfg->topo->ncpus;
+	case SC_MM:
+		return s->cfg->mode == SC_THREADS ? 1 : s->rt.ntasks;
+	default:
+		return s->rt.ntasks;
+	}
+}
+
+/* Home node of instance @inst, and the task it is private to (-1: shared). */
+static void scope_home(const struct sim *s, enum sc_scope sc, int inst, int *home, int *priv)
+{
+	const struct topology *topo = s->cfg->topo;
+
+	*priv = -1;
+	switch (sc) {
+	case SC_GLOBAL:
+	case SC_MEMCG:
+		*home = topo->cpu[s->task[0].rt.cpu].numa;
+		break;
+	case SC_NODE:
+		*home = inst;
+		break;
+	case SC_CPU:
+		*home = topo->cpu[inst].numa;
+		*priv = s->task_of_cpu[inst];
+		break;
+	case SC_MM:
+		if (s->cfg->mode == SC_THREADS) {
+			*home = topo->cpu[s->task[0].rt.cpu].numa; /* the main thread allocated the mm */
+			break;
+		}
+		/* one mm per process */
+		__attribute__((fallthrough));
+	default:
+		*home = topo->cpu[s->task[inst].rt.cpu].numa;
+		*priv = inst;
+		break;
+	}
+}
+
+/* The group of line @line_name for object @o (@count lines per scope instance); @percpu: one
+ * line per CPU in each, homed on that CPU's node. */
+static int add_group(struct sim *s, const char *line_name, const struct sc_object *o, int count, int percpu, int *out)
+{
+	for (int g = 0; g < s->ngroups; g++) {
+		if (strcmp(s->group[g].name, line_name))
+			continue;
+		if (s->group[g].scope != o->scope || s->group[g].count != count || s->group[g].percpu != percpu)
+			return mm_fail(s->rt.err, MM_EPARSE,
+				       "%s:%d: '%s' (scope %s, count %d) is on line '%s' with objects of scope %s, "
+				       "count %d: a line has one scope",
+				       s->sc->path, o->line_no, o->name, sc_scope_name(o->scope), o->count, line_name,
+				       sc_scope_name(s->group[g].scope), s->group[g].count);
+		*out = g;
+		return 0;
+	}
+	snprintf(s->group[s->ngroups].name, SC_NAME, "%s", line_name);
+	s->group[s->ngroups].scope = o->scope;
+	s->group[s->ngroups].count = count;
+	s->group[s->ngroups].percpu = percpu;
+	*out = s->ngroups++;
+	return 0;
+}
+
+static const char *lock_subline(const struct kernel_profile *k, const char *lock, const char *field, char *buf,
+				size_t cap)
+{
+	const char *l;
+
+	snprintf(buf, cap, "%s.%s", lock, field);
+	l = kernel_line_of(k, buf);
+	return l == buf ? lock : l; /* not in [layout]: the lock's own line */
+}
+
+static const struct lock_design *design_for(const struct sim *s, const struct sc_object *o)
+{
+	if (s->cfg->lock_design_override)
+		return lock_design_find(s->cfg->lock_design_override);
+	return lock_design_for(o->kind, s->cfg->kernel);
+}
+
+/* The groups of lock object @o's lines, one per role of its design @d. */
+static int lock_groups(struct sim *s, int o, const struct lock_design *d)
+{
+	const struct sc_object *ob = &s->sc->obj[o];
+	const struct kernel_profile *k = s->cfg->kernel;
+	int n = d->nlines > 0 ? d->nlines : 1, rc = 0;
+
+	for (int r = 0; r < n && !rc; r++) {
+		const struct lk_line_role *role = &d->lines[r];
+		char buf[2 * SC_NAME];
+
+		if (role->kind == LR_PERCPU) {
+			snprintf(buf, sizeof(buf), "%s.%s", ob->name, role->field ? role->field : "percpu");
+			rc = add_group(s, buf, ob, ob->count * s->cfg->topo->ncpus, 1, &s->obj_group[o][r]);
+		} else if (role->field) {
+			rc = add_group(s, lock_subline(k, ob->name, role->field, buf, sizeof(buf)), ob, ob->count, 0,
+				       &s->obj_group[o][r]);
+		} else {
+			rc = add_group(s, kernel_line_of(k, ob->name), ob, ob->count, 0, &s->obj_group[o][r]);
+		}
+	}
+	return rc;
+}
+
+/*
+ * The share of a 'miss' step's accesses that go to DRAM: the tasks of one L3 domain each cycle
+ * through @footprint bytes before they come back to a line; while all of it fits in the domain's
+ * @llc bytes the lines stay cached, beyond it a line survives with probability llc / (n x
+ * footprint).  A proportional (random-replacement) estimate: LRU would keep all or nothing.
+ */
+double cold_fraction(double llc, double footprint, int ntasks)
+{
+	double want = footprint * ntasks;
+
+	if (llc <= 0 || footprint <= 0 || want <= llc)
+		return 0;
+	return 1 - llc / want;
+}
+
+int sim_setup(struct sim *s)
+{
+	const struct sim_config *cfg = s->cfg;
+	const struct topology *topo = cfg->topo;
+	const struct scenario *sc = s->sc;
+	int *cpus, rc, nobj = sc->nobj, nw, nlines;
+	int active_cores = 0, *core_used, *l3_tasks;
+	const struct lock_design **designs;
+	double ghz;
+
+	s->rt.ntasks = cfg->ntasks;
+	s->rt.client = &sim_client;
+	s->rt.task_size = sizeof(struct sim_task);
+	s->rt.bw_sum = calloc(topo->nnuma + 1, sizeof(double));
+	s->bw_bytes = calloc(topo->nnuma + 1, sizeof(double));
+	if (!s->rt.bw_sum || !s->bw_bytes)
+		return mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
+	cpus = calloc(s->rt.ntasks, sizeof(int));
+	s->task = calloc(s->rt.ntasks, sizeof(*s->task));
+	s->task_of_cpu = malloc(topo->ncpus * sizeof(int));
+	core_used = calloc(topo->ncores, sizeof(int));
+	l3_tasks = calloc(topo->nl3 + 1, sizeof(int));
+	s->group = calloc(LK_MAX_LINES * nobj + 1, sizeof(*s->group));
+	s->obj_group = calloc(nobj + 1, sizeof(*s->obj_group));
+	s->obj_lockbase = calloc(nobj + 1, sizeof(int));
+	designs = calloc(nobj + 1, sizeof(*designs));
+	if (!cpus || !s->task || !s->task_of_cpu || !core_used || !l3_tasks || !s->group || !s->obj_group ||
+	    !s->obj_lockbase || !designs) {
+		rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	s->rt.task_mem = (char *)s->task;
+	if ((rc = topo_place(topo, s->rt.ntasks, cpus, s->rt.err)))
+		goto out;
+	/* each lock object's design, and the per-task state the designs need */
+	for (int o = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+
+		if (!ob->is_lock)
+			continue;
+		if (!(designs[o] = design_for(s, ob))) {
+			rc = mm_fail(s->rt.err, MM_ENOENT, "no lock design for '%s' (%s)", ob->name, ob->kind->name);
+			goto out;
+		}
+		if (designs[o]->task_size > s->lk_priv_size)
+			s->lk_priv_size = designs[o]->task_size;
+	}
+	if (s->lk_priv_size && !(s->lk_priv = calloc(s->rt.ntasks, s->lk_priv_size))) {
+		rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int c = 0; c < topo->ncpus; c++)
+		s->task_of_cpu[c] = -1;
+	for (int i = 0; i < s->rt.ntasks; i++) {
+		s->task_of_cpu[cpus[i]] = i;
+		if (!core_used[topo->cpu[cpus[i]].core]++)
+			active_cores++;
+	}
+	ghz = hw_freq_ghz(cfg->hw, active_cores);
+	for (int i = 0; i < s->rt.ntasks; i++)
+		l3_tasks[topo->cpu[cpus[i]].l3]++;
+	for (int i = 0; i < s->rt.ntasks; i++) {
+		struct sim_task *t = &s->task[i];
+		int core = topo->cpu[cpus[i]].core;
+
+		t->rt.id = i;
+		t->rt.cpu = cpus[i];
+		t->rt.node = topo->cpu[cpus[i]].numa;
+		t->rt.bw_on = 1;
+		t->rt.ps_line = -1;
+		t->rt.pf_line = -1;
+		t->rt.spin_line = -1;
+		t->rt.lk = &t->lk;
+		t->lk.priv = s->lk_priv ? s->lk_priv + (size_t)i * s->lk_priv_size : NULL;
+		t->fb_obj = -1;
+		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
+		t->ps_per_cycle = 1000.0 / ghz;
+		t->cold = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]);
+		t->sibling = -1;
+		if (core_used[core] > 1)
+			for (int j = 0; j < s->rt.ntasks; j++)
+				if (j != i && topo->cpu[cpus[j]].core == core)
+					t->sibling = j;
+		t->every = calloc(s->prog->n + 1, sizeof(int64_t));
+		if (!t->every) {
+			rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
+			goto out;
+		}
+		/* Batch counters (vmstat, LRU, rss...) start at random phases, as they are in a
+		 * steady state: tasks released together would otherwise fold in lock step. */
+		for (int pc = 0; pc < s->prog->n; pc++)
+			if (s->prog->insn[pc].act == SA_EVERY && s->prog->insn[pc].count > 1)
+				t->every[pc] = (int64_t)(rt_random(&s->rt) % (uint64_t)s->prog->insn[pc].count);
+	}
+
+	/* cache lines: objects grouped by the line the kernel layout puts them on */
+	for (int o = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+
+		if (!ob->is_lock)
+			rc = add_group(s, kernel_line_of(cfg->kernel, ob->name), ob, ob->count, 0, &s->obj_group[o][0]);
+		else
+			rc = lock_groups(s, o, designs[o]);
+		if (rc)
+			goto out;
+	}
+	nlines = 0;
+	for (int g = 0; g < s->ngroups; g++) {
+		s->group[g].base = nlines;
+		s->group[g].ninst = scope_ninst(s, s->group[g].scope);
+		nlines += s->group[g].ninst * s->group[g].count;
+	}
+	s->node_base = nlines;
+	nlines += s->rt.ntasks; /* per-task lines: qspinlock MCS nodes, one per task (CPU) */
+	nw = s->rt.coh.nwords;
+	if ((rc = rt_alloc_lines(&s->rt, nlines)))
+		goto out;
+	for (int g = 0; g < s->ngroups; g++) {
+		const struct line_group *gr = &s->group[g];
+		int stat = g < SIM_MAX_STATS ? g : -1;
+
+		if (stat >= 0)
+			snprintf(s->res->lines[stat].name, SC_NAME, "%s", gr->name);
+		for (int inst = 0; inst < gr->ninst; inst++) {
+			int home, priv;
+
+			scope_home(s, gr->scope, inst, &home, &priv);
+			for (int k = 0; k < gr->count; k++) {
+				int li = gr->base + inst * gr->count + k;
+
+				/* per-CPU data: line k of an instance is CPU k % ncpus's, on its node */
+				if (gr->percpu)
+					home = topo->cpu[k % topo->ncpus].numa;
+				coh_line_init(&s->rt.coh, &s->rt.line[li].c, home, s->rt.bits + (size_t)li * nw);
+				/* threads: the main thread (task 0) set the mm up, so its lines start in
+				 * that CPU's cache, as a process's private lines do in its own */
+				if (gr->scope == SC_MM && cfg->mode == SC_THREADS)
+					s->rt.line[li].c.owner = s->rt.line[li].c.last = s->task[0].rt.cpu;
+				s->rt.line[li].private_task = priv;
+				s->rt.line[li].spin_head = -1;
+				s->rt.line[li].stat = stat;
+			}
+		}
+	}
+	s->res->nlines = s->ngroups < SIM_MAX_STATS ? s->ngroups : SIM_MAX_STATS;
+	for (int i = 0; i < s->rt.ntasks; i++) {
+		int li = s->node_base + i;
+
+		coh_line_init(&s->rt.coh, &s->rt.line[li].c, topo->cpu[s->task[i].rt.cpu].numa,
+			      s->rt.bits + (size_t)li * nw);
+		s->rt.line[li].private_task = -1;
+		s->rt.line[li].spin_head = -1;
+		s->rt.line[li].stat = -1;
+	}
+
+	/* lock instances */
+	s->nlocks = 0;
+	for (int o = 0; o < nobj; o++) {
+		if (!sc->obj[o].is_lock)
+			continue;
+		s->obj_lockbase[o] = s->nlocks;
+		s->nlocks += scope_ninst(s, sc->obj[o].scope) * sc->obj[o].count;
+	}
+	s->lock = calloc(s->nlocks + 1, sizeof(*s->lock));
+	if (!s->lock) {
+		rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory for locks");
+		goto out;
+	}
+	for (int o = 0, nstat = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+		const struct lock_design *d = designs[o];
+		const struct lk_setup su = {.kernel = cfg->kernel, .ntasks = s->rt.ntasks, .ncpus = topo->ncpus};
+		int ninst, stat, nroles = d ? (d->nlines > 0 ? d->nlines : 1) : 0;
+
+		if (!ob->is_lock)
+			continue;
+		stat = nstat < SIM_MAX_STATS ? nstat++ : SIM_MAX_STATS - 1;
+		snprintf(s->res->locks[stat].name, SC_NAME, "%s", ob->name);
+		snprintf(s->res->locks[stat].design, sizeof(s->res->locks[stat].design), "%s", d->name);
+		s->res->nlocks = nstat;
+		ninst = scope_ninst(s, ob->scope);
+		for (int inst = 0; inst < ninst; inst++) {
+			for (int k = 0; k < ob->count; k++) {
+				struct lock_inst *lk = &s->lock[s->obj_lockbase[o] + inst * ob->count + k];
+
+				lk->st = &s->res->locks[stat];
+				for (int r = 0; r < nroles; r++) {
+					const struct line_group *g = &s->group[s->obj_group[o][r]];
+					int per = g->percpu ? topo->ncpus : 1;
+
+					lk->line[r] = g->base + inst * g->count + k * per;
+				}
+				lk->task_lines = s->node_base;
+				if ((rc = lock_inst_init(lk, d, &su, s->rt.err)))
+					goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(designs);
+	free(cpus);
+	free(core_used);
+	free(l3_tasks);
+	return rc;
+}
+
+void sim_teardown(struct sim *s)
+{
+	if (s->task)
+		for (int i = 0; i < s->rt.ntasks; i++)
+			free(s->task[i].every);
+	if (s->lock)
+		for (int i = 0; i < s->nlocks; i++)
+			lock_inst_free(&s->lock[i]);
+	free(s->task);
+	free(s->task_of_cpu);
+	free(s->lk_priv);
+	free(s->rt.bw_sum);
+	free(s->bw_bytes);
+	free(s->line_t0);
+	free(s->step_sleep);
+	free(s->group);
+	free(s->obj_group);
+	free(s->obj_lockbase);
+	free(s->lock);
+	rt_free(&s->rt);
+}

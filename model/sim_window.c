@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One run (sim.h): the engine driven through a warm-up and a measurement
+ * window, or through a fixed amount of work, and what the window saw; and
+ * the work a run will cost, estimated before it runs.
+ */
+#include "sim_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double progress(const struct sim *s, const struct sim_task *t)
+{
+	double f = t->units / s->prog->units_per_op;
+
+	return t->ops + (f < 1 ? f : 0.999999);
+}
+
+/* Where the window's time went: steps (asleep or not), locks, lines, bandwidth. */
+static void window_stats(struct sim *s, sim_time_t t1)
+{
+	struct sim_result *res = s->res;
+	double win = (double)(t1 - s->win_t0);
+
+	for (int i = 0; i < s->rt.ntasks; i++) {
+		const struct sim_task *t = &s->task[i];
+		sim_time_t from = win_from(s, t->rt.sleep_since);
+
+		if (t->rt.state == T_SLEEP && t1 > from)
+			s->step_sleep[t->pc] += (double)(t1 - from);
+	}
+	if (s->cfg->steps)
+		for (int pc = 0; pc < s->prog->n; pc++) {
+			s->cfg->steps[pc].task_ps = s->step_ps[pc];
+			s->cfg->steps[pc].sleep_ps = s->step_sleep[pc];
+			s->cfg->steps[pc].visits = s->step_n[pc];
+		}
+	for (int i = 0; i < s->nlocks; i++) {
+		struct lock_inst *lk = &s->lock[i];
+		struct sim_lock_stats *st = lk->st;
+
+		if (lk->in_writers > 0 && t1 > lk->held_since)
+			lk->held_ps += (double)(t1 - win_from(s, lk->held_since));
+		st->ninst++;
+		st->held_ps += lk->held_ps;
+		if (lk->held_ps > st->max_held_ps)
+			st->max_held_ps = lk->held_ps;
+	}
+	for (int li = 0; li < s->rt.nlines; li++) {
+		const struct rt_line *l = &s->rt.line[li];
+		double busy = ((double)l->busy_ps - s->line_t0[li]) / 1000.0;
+
+		if (l->stat >= 0 && busy > res->lines[l->stat].window_busy_ns)
+			res->lines[l->stat].window_busy_ns = busy;
+	}
+	res->nnodes = s->cfg->topo->nnuma < 8 ? s->cfg->topo->nnuma : 8;
+	for (int n = 0; n < res->nnodes; n++)
+		res->bw_gbs[n] = win > 0 ? s->bw_bytes[n] / win * 1000.0 : 0;
+	for (int i = 0; i < s->rt.ntasks; i++)
+		if (s->task[i].cold > res->cold_max)
+			res->cold_max = s->task[i].cold;
+}
+
+static sim_time_t slept(const struct sim_task *t, sim_time_t at)
+{
+	return t->rt.sleep_total + (t->rt.state == T_SLEEP && at > t->rt.sleep_since ? at - t->rt.sleep_since : 0);
+}
+
+/* How far a run is, for a progress line: operations done of the fixed work, else the warm-up
+ * and the window's work counted as their ends are (a rare step can stretch both). */
+static double run_fraction(const struct sim *s, int measuring, uint64_t e0, uint64_t v0, uint64_t warm, uint64_t meas)
+{
+	double f;
+
+	if (s->cfg->ops_per_task > 0)
+		return (double)s->ops_done / ((double)s->cfg->ops_per_task * s->rt.ntasks);
+	if (!measuring) {
+		f = 0.2 * (double)s->rt.eng.delivered / (double)warm;
+		return f < 0.2 ? f : 0.2;
+	}
+	f = 0.2 + 0.8 * (double)(s->rt.eng.delivered - e0 + (s->visits - v0) / 16) / (double)meas;
+	return f < 0.99 ? f : 0.99;
+}
+
+int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err)
+{
+	struct sim s;
+	struct engine_event ev;
+	double *p0 = NULL;
+	sim_time_t *sl0 = NULL, t0 = 0;
+	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0;
+	int rc, measuring = 0, complete = 0, rare_pc = -1;
+	double rarest;
+
+	memset(&s, 0, sizeof(s));
+	memset(res, 0, sizeof(*res));
+	s.cfg = cfg;
+	s.prog = cfg->prog;
+	s.sc = cfg->prog->sc;
+	s.rt.err = err;
+	s.res = res;
+	res->ntasks = cfg->ntasks;
+	if (cfg->ntasks < 1)
+		return mm_fail(err, MM_EINVAL, "the number of tasks must be at least 1");
+	s.rt.hit_ps = cfg->hw->lat_ps[TOPO_SELF];
+	s.rt.atomic_ps = cfg->hw->atomic_ps;
+	s.rt.pause_ps = cfg->hw->pause_ps;
+	s.rt.wakeup_ps = cfg->hw->wakeup_ps;
+	s.rt.wake_step_ps = cfg->hw->wake_step_ps;
+	s.jitter = cfg->hw->jitter;
+	s.rt.rng = cfg->seed * 0x2545f4914f6cdd1dULL + (uint64_t)cfg->ntasks;
+	if ((rc = engine_init(&s.rt.eng, 8 * (size_t)cfg->ntasks + 64)) ||
+	    (rc = coh_model_init(&s.rt.coh, cfg->topo, cfg->hw))) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	s.work_cap = cfg->max_work > 0 ? (uint64_t)fmin(cfg->max_work, 1.8e19) : (uint64_t)SIM_MAX_WORK;
+	if ((rc = sim_setup(&s)))
+		goto out;
+	s.iter_units = calloc(s.prog->n + 1, sizeof(double));
+	if (!s.iter_units) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int pc = 0; pc < s.prog->n; pc++)
+		if (s.prog->insn[pc].act == SA_REPEAT)
+			s.iter_units[pc] = sim_iter_units(s.prog, pc);
+	s.step_ps = calloc(s.prog->n + 1, sizeof(double));
+	s.step_n = calloc(s.prog->n + 1, sizeof(double));
+	s.step_ps_all = calloc(s.prog->n + 1, sizeof(double));
+	s.step_n_all = calloc(s.prog->n + 1, sizeof(double));
+	if (!s.step_ps || !s.step_n || !s.step_ps_all || !s.step_n_all) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	p0 = calloc(s.rt.ntasks, sizeof(double));
+	sl0 = calloc(s.rt.ntasks, sizeof(sim_time_t));
+	s.step_sleep = calloc(s.prog->n + 1, sizeof(double));
+	s.line_t0 = calloc(s.rt.nlines + 1, sizeof(double));
+	if (!p0 || !sl0 || !s.step_sleep || !s.line_t0) {
+		rc = mm_fail(err, MM_ENOMEM, "out of memory");
+		goto out;
+	}
+	rarest = program_rarest_visits(s.prog);
+	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.rt.ntasks;
+	/* a step rarer than once an operation (an munmap every 32768 faults): the warm-up and the
+	 * window each last until it has been visited once per task, so that a convoy it causes has
+	 * formed before the window and is seen whole in it */
+	for (int pc = 0; pc < s.prog->n && rarest < 1 && rare_pc < 0; pc++)
+		if (s.prog->visits[pc] == rarest)
+			rare_pc = pc;
+	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.rt.ntasks;
+
+	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
+	 * throughput, each at a random point of its operation (skip_ahead) */
+	s.measuring = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
+	for (int i = 0; i < s.rt.ntasks; i++) {
+		if (cfg->ops_per_task <= 0 && !cfg->aligned_start)
+			sim_skip_ahead(&s, &s.task[i]);
+		rt_schedule(&s.rt, 0, EV_RESUME, i, 0);
+	}
+
+	while (!s.rt.failed && engine_next(&s.rt.eng, &ev)) {
+		rt_dispatch(&s.rt, &ev);
+		if ((s.rt.eng.delivered & 0xffff) == 0) {
+			if (s.rt.eng.delivered + s.visits > s.work_cap && !s.rt.failed) {
+				s.rt.failed = sim_work_exceeded(&s);
+				break;
+			}
+			if (cfg->tick)
+				cfg->tick(cfg->tick_arg, cfg->tick_id, run_fraction(&s, measuring, e0, v0, warm, meas));
+		}
+		if (cfg->ops_per_task > 0) {
+			if (s.ndone == s.rt.ntasks)
+				break;
+			continue;
+		}
+		/* warm-up: a number of events; tasks started at random points of their
+		 * operation (skip_ahead) are near their steady state from the start, except
+		 * for what the rare step builds up (above) */
+		if (!measuring && s.rt.eng.delivered >= warm &&
+		    (rare_pc < 0 || s.step_n_all[rare_pc] >= s.rt.ntasks || s.rt.eng.delivered >= 50 * warm)) {
+			measuring = 1;
+			t0 = s.rt.eng.now;
+			e0 = s.rt.eng.delivered;
+			v0 = s.visits;
+			for (int i = 0; i < s.rt.ntasks; i++) {
+				p0[i] = progress(&s, &s.task[i]);
+				sl0[i] = slept(&s.task[i], t0);
+			}
+			memset(s.step_ps, 0, s.prog->n * sizeof(double));
+			memset(s.step_n, 0, s.prog->n * sizeof(double));
+			s.win_t0 = t0;
+			s.measuring = 1;
+			o0 = s.ops_done;
+			for (int li = 0; li < s.rt.nlines; li++)
+				s.line_t0[li] = (double)s.rt.line[li].busy_ps;
+		} else if (measuring && s.rt.eng.now > t0) {
+			/* events, or the private steps interpreted between them, whichever
+			 * is the work: a scenario of private steps makes few events.  The
+			 * window also spans one visit per task of the rarest step (an
+			 * munmap every 32768 faults), counted: the operations done run
+			 * ahead of it while a convoy forms; up to 50 times the work asked
+			 * for. */
+			uint64_t work = s.rt.eng.delivered - e0 + (s.visits - v0) / 16;
+			int seen =
+			    rare_pc >= 0 ? s.step_n[rare_pc] >= s.rt.ntasks : s.ops_done - o0 >= (uint64_t)s.rt.ntasks;
+
+			if (work >= meas && (seen || work >= 50 * meas)) {
+				complete = 1;
+				break;
+			}
+		}
+	}
+	if (s.rt.failed) {
+		rc = s.rt.failed;
+		goto out;
+	}
+	res->events = s.rt.eng.delivered;
+	res->visits = s.visits;
+	if (cfg->ops_per_task > 0) {
+		sim_time_t end = 0, busy = 0;
+
+		if (s.ndone < s.rt.ntasks) {
+			rc = mm_fail(err, MM_ESTALL,
+				     "the simulation stalled at %.3f us with %d of %d tasks unfinished (a lost "
+				     "wake-up or a lock never released)",
+				     s.rt.eng.now / 1e6, s.rt.ntasks - s.ndone, s.rt.ntasks);
+			goto out;
+		}
+		for (int i = 0; i < s.rt.ntasks; i++)
+			if (s.task[i].done_at > end)
+				end = s.task[i].done_at;
+		for (int i = 0; i < s.rt.ntasks; i++)
+			busy += s.task[i].done_at - s.task[i].rt.sleep_total;
+		res->makespan_s = end / 1e12;
+		res->window_s = res->makespan_s;
+		res->ops = (double)cfg->ops_per_task * s.rt.ntasks;
+		res->min_task_ops = res->max_task_ops = (double)cfg->ops_per_task;
+		res->idle_pct = end > 0 ? 100.0 * (1.0 - (double)busy / ((double)end * cfg->topo->ncpus)) : 100.0;
+		window_stats(&s, end);
+	} else {
+		sim_time_t t1 = s.rt.eng.now, window = t1 - t0;
+		double busy = 0;
+
+		if (!measuring || window <= 0 || !complete) {
+			rc = mm_fail(err, MM_ESTALL,
+				     "the simulation stalled after %llu events at %.3f us: no task can make progress "
+				     "(a lost wake-up or a lock never released)",
+				     (unsigned long long)s.rt.eng.delivered, s.rt.eng.now / 1e6);
+			goto out;
+		}
+		res->min_task_ops = 1e300;
+		for (int i = 0; i < s.rt.ntasks; i++) {
+			double d = progress(&s, &s.task[i]) - p0[i];
+
+			res->ops += d;
+			if (d < res->min_task_ops)
+				res->min_task_ops = d;
+			if (d > res->max_task_ops)
+				res->max_task_ops = d;
+			busy += (double)(window - (slept(&s.task[i], t1) - sl0[i]));
+		}
+		res->window_s = window / 1e12;
+		res->idle_pct = 100.0 * (1.0 - busy / ((double)window * cfg->topo->ncpus));
+		res->ops_per_s = res->ops / res->window_s;
+		/* Little's law: N tasks / the mean duration of an operation, built from the mean
+		 * time of each step (many samples) rather than from the few operations that end
+		 * inside the window.  Each step's time is the task-time spent in it inside the
+		 * window, the visits still in progress at its end included (else a convoy at the
+		 * end would be missed); a step with time but no finished visit counts as one.
+		 * Falls back to counted progress if a step was never seen. */
+		double op_ps = 0;
+		int known = 1;
+
+		for (int i = 0; i < s.rt.ntasks; i++) {
+			const struct sim_task *t = &s.task[i];
+			sim_time_t from = t->mark > t0 ? t->mark : t0;
+
+			if (t->rt.state != T_DONE && t->pc < s.prog->n && t1 > from)
+				s.step_ps[t->pc] += (double)(t1 - from);
+		}
+		for (int pc = 0; pc < s.prog->n && known; pc++) {
+			if (s.prog->visits[pc] <= 0)
+				continue;
+			if (s.step_n[pc] > 0 || s.step_ps[pc] > 0)
+				op_ps += s.prog->visits[pc] * s.step_ps[pc] / (s.step_n[pc] > 0 ? s.step_n[pc] : 1);
+			else if (s.step_n_all[pc] > 0)
+				op_ps += s.prog->visits[pc] * s.step_ps_all[pc] / s.step_n_all[pc];
+			else
+				known = 0;
+		}
+		if (known && op_ps > 0) {
+			res->ops_per_s = s.rt.ntasks * 1e12 / op_ps;
+			res->ops = res->ops_per_s * res->window_s;
+		}
+		window_stats(&s, t1);
+	}
+	if (cfg->ops_per_task > 0)
+		res->ops_per_s = res->ops / res->window_s;
+	res->ops_per_s_task = res->ops_per_s / s.rt.ntasks;
+	for (int li = 0; li < s.rt.nlines; li++) {
+		struct rt_line *l = &s.rt.line[li];
+
+		if (l->stat < 0)
+			continue;
+		res->lines[l->stat].grants += l->c.grants;
+		res->lines[l->stat].transfers += l->c.transfers;
+		res->lines[l->stat].transfer_ns += l->c.transfer_ps / 1000.0;
+	}
+	rc = 0;
+out:
+	free(p0);
+	free(sl0);
+	free(s.step_ps);
+	free(s.step_n);
+	free(s.step_ps_all);
+	free(s.step_n_all);
+	free(s.iter_units);
+	sim_teardown(&s);
+	return rc;
+}
+
+/* ---- the work of a run, before running it ------------------------------- */
+
+/* Steps skip_ahead walks one at a time through pcs [from, to) at most (repeats without an
+ * 'every' are jumped over, skip_iterations). */
+static double walk_cost(const struct program *pr, int from, int to)
+{
+	double c = 0;
+
+	for (int i = from; i < to; i++) {
+		const struct prog_insn *in = &pr->insn[i];
+
+		c += 1;
+		if (in->act == SA_REPEAT && in->count > 0) {
+			double body = walk_cost(pr, i + 1, in->match) + 1;
+
+			c += sim_iter_units(pr, i) > 0 ? body : (double)in->count * body;
+			i = in->match;
+		}
+	}
+	return c;
+}
+
+/* The repeat steps that make an operation long, innermost last: "FILE:LINE: repeat N, ...". */
+static void name_repeats(const struct program *pr, char *why, size_t len)
+{
+	int best = -1;
+	size_t n;
+
+	for (int pc = 0; pc < pr->n; pc++)
+		if (best < 0 || pr->visits[pc] > pr->visits[best])
+			best = pc;
+	n = (size_t)snprintf(why, len, "one operation is %.3g steps", pr->units_per_op);
+	for (int pc = 0, first = 1; pc < best && n < len; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+
+		if (in->act == SA_REPEAT && in->match > best && in->count > 1) {
+			n += (size_t)snprintf(why + n, len - n, "%s %s:%d: repeat %lld", first ? ":" : ",",
+					      pr->sc->path, in->src_line, (long long)in->count);
+			first = 0;
+		}
+	}
+}
+
+double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len)
+{
+	const struct program *pr = cfg->prog;
+	double shared = 1, r, rarest = program_rarest_visits(pr), n = cfg->ntasks, total;
+	double warm = cfg->warmup_events ? (double)cfg->warmup_events : 20000 + 1000 * n;
+	double meas = cfg->measure_events ? (double)cfg->measure_events : 200000 + 2000 * n;
+
+	/* the steps that may need an event: shared lines and locks (each after a resume) */
+	for (int pc = 0; pc < pr->n; pc++)
+		switch (pr->insn[pc].act) {
+		case SA_LOAD:
+		case SA_STORE:
+		case SA_ATOMIC:
+		case SA_CMPXCHG:
+		case SA_PREFETCHW:
+		case SA_FENCE:
+		case SA_LOCK:
+		case SA_TRYLOCK:
+		case SA_UNLOCK:
+		case SA_DOWNGRADE:
+			shared += 2 * pr->visits[pc];
+			break;
+		default:
+			break;
+		}
+	r = pr->units_per_op / shared; /* steps interpreted per event */
+	if (cfg->ops_per_task > 0) {
+		total = n * (double)cfg->ops_per_task * (pr->units_per_op + shared);
+		if (why)
+			snprintf(why, why_len,
+				 "%lld operations per task (--ops-per-task or the scenario's work) x %d "
+				 "task%s",
+				 (long long)cfg->ops_per_task, cfg->ntasks, cfg->ntasks > 1 ? "s" : "");
+	} else {
+		/* sim_run's rules: a warm-up of events, a window of events + steps / 16, both
+		 * stretched (to 50 times) until each task has done the rarest step once */
+		double seen = n * pr->units_per_op / rarest, base_vis = meas * r / (1 + r / 16);
+		double warm_vis = warm * r, win_vis = base_vis;
+
+		if (rarest < 1 && seen > warm_vis)
+			warm_vis = fmin(seen, 50 * warm_vis);
+		if (seen > win_vis)
+			win_vis = fmin(seen, 50 * meas / (1 / r + 1.0 / 16));
+		total = warm + warm_vis + win_vis / r + win_vis +
+			n * fmin(walk_cost(pr, 0, pr->n), pr->units_per_op + pr->n);
+		if (why)
+			snprintf(why, why_len, "%.3g events measured (--events) at %d task%s", meas, cfg->ntasks,
+				 cfg->ntasks > 1 ? "s" : "");
+	}
+	/* whatever the window, a point means nothing before one task has done one operation */
+	if (total < pr->units_per_op)
+		total = pr->units_per_op;
+	if (why && pr->units_per_op > 1e6)
+		name_repeats(pr, why, why_len);
+	return total;
+}
