@@ -24,6 +24,7 @@ const struct lock_kind lock_kinds[] = {
 #define LOCK_DESIGNS(X) \
 	X(ticket)       \
 	X(qspinlock)    \
+	X(tas)          \
 	X(rwsem)        \
 	X(vma)
 
