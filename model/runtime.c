@@ -260,6 +260,13 @@ void rt_sleep(struct rt *s, struct rt_task *t)
 	t->delay = 0;
 }
 
+void rt_sleep_for(struct rt *s, struct rt_task *t, sim_time_t ps)
+{
+	rt_sleep(s, t);
+	t->wake_pending = 1; /* rt_wake_nth() leaves it alone */
+	rt_schedule(s, t->sleep_since + (ps > 0 ? ps : 0), EV_WAKE, t->id, 0);
+}
+
 void rt_wake(struct rt *s, int task)
 {
 	rt_wake_nth(s, NULL, task, 0);

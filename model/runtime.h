@@ -128,6 +128,9 @@ void rt_spin_deadline(struct rt *r, struct rt_task *t, int line, sim_time_t dead
  * sets its own flag before waking a task and checks it before sleeping (spurious wake-ups are
  * harmless). */
 void rt_sleep(struct rt *r, struct rt_task *t);
+/* Go off-CPU for @ps exactly (schedule_timeout_uninterruptible, synchronize_rcu): a wake-up meanwhile
+ * is ignored; the task is resumed when the time is up. */
+void rt_sleep_for(struct rt *r, struct rt_task *t, sim_time_t ps);
 void rt_wake(struct rt *r, int task);
 /* The @nth (from 0) task of one wake_up_q() by @waker: the waker pays one try_to_wake_up per
  * task after the first ([cpu] wake_step_ns), and the task starts that much later. */
