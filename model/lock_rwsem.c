@@ -3,11 +3,14 @@
  * rw_semaphore (kernel/locking/rwsem.c), with the behaviour of each era:
  *   3.x  - xadd on count, no owner field, no optimistic spinning; waiters
  *          sleep in FIFO order (lib/rwsem.c).
- *   5.11 - count + owner; a reader that gets the lock reads owner (keeping
- *          RWSEM_NONSPINNABLE) and writes it; writers spin
- *          optimistically (osq) while the owner runs; readers spin too
- *          (reader spinning existed 5.3-5.11); handoff after a 4 ms wait.
- *   6.x  - as 5.11 without reader spinning.
+ *   5.3  - (5.3 to 5.10) count + owner; a reader that gets the lock reads
+ *          owner (keeping RWSEM_NONSPINNABLE) and writes it; writers spin
+ *          optimistically (osq) while the owner runs; readers that find a
+ *          running writer spin too (cf69482d62d9, 5.3); handoff after a
+ *          4 ms wait.
+ *   5.11 - as 5.3 without reader optimistic spinning (617f3ef95177, 5.11:
+ *          a reader that cannot steal the lock queues and sleeps).
+ *   6.x  - as 5.11.
  * line[0] holds count, line[1] owner, osq and wait_lock (the kernel layout
  * decides whether they are one line).  Simplifications, stated:
  *   - wait_lock (a raw spinlock) is taken by an RMW on its line and dropped
@@ -31,7 +34,7 @@ enum { M_READ = 1, M_WRITE = 2 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
-	int era;	  /* 3 (3.x), 5 (5.11), 6 (6.x) */
+	int era;	  /* 3 (3.x), 4 (5.3-5.10), 5 (5.11), 6 (6.x) */
 	int handoff;	  /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable; /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
 	int wl_holder;	  /* wait_lock holder task, -1 */
@@ -54,7 +57,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 {
 	const char *era = su->kernel->rwsem_era;
 
-	R(lk)->era = !strcmp(era, "3.x") ? 3 : !strcmp(era, "5.11") ? 5 : 6;
+	R(lk)->era = !strcmp(era, "3.x") ? 3 : !strcmp(era, "5.3") ? 4 : !strcmp(era, "5.11") ? 5 : 6;
 	R(lk)->wl_holder = -1;
 	R(lk)->osq = malloc(su->ntasks * sizeof(int));
 	return R(lk)->osq ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
@@ -157,7 +160,7 @@ static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int
 	}
 	if (lk->holder >= 0)
 		return;
-	if (R(lk)->era < 5) {
+	if (R(lk)->era < 4) {
 		/* 3.x: the readers at the front of the queue, up to the first writer */
 		for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++)
 			grant_read(s, t, lk, lk_wq_pop(lk), n);
@@ -231,7 +234,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 	const int me = rt_task_id(t), cnt = lk->line[0], own = lk->line[1];
 	const int rd = st->mode == LM_READ;
 
-	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && R(lk)->era >= 5)
+	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && R(lk)->era >= 4)
 		st->phase = P_TRY_LOAD;
 	for (;;) {
 		switch (st->phase) {
@@ -248,24 +251,24 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_OWNER;
 			} else {
 				st->first_try = 0;
-				st->phase = rd ? P_RD_SLOW : R(lk)->era >= 5 ? P_WR_SPIN_JOIN : P_QUEUE;
+				st->phase = rd ? P_RD_SLOW : R(lk)->era >= 4 ? P_WR_SPIN_JOIN : P_QUEUE;
 			}
 			break;
 		case P_RD_OWNER:
-			if (R(lk)->era >= 5 && !rt_access(s, t, own, COH_LOAD))
+			if (R(lk)->era >= 4 && !rt_access(s, t, own, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
 		case P_OWNER: /* rwsem_set_owner / rwsem_set_reader_owned (no owner field in 3.x) */
-			if (R(lk)->era >= 5 && !rt_store(s, t, own, nothing, lk, 0))
+			if (R(lk)->era >= 4 && !rt_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
 			return LK_DONE;
 		case P_RD_SLOW:
-			if (R(lk)->era >= 5 && lk->holder < 0 && !R(lk)->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
+			if (R(lk)->era >= 4 && lk->holder < 0 && !R(lk)->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
 				lk->nreaders++; /* reader lock stealing */
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (R(lk)->era == 5 && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
+			} else if (R(lk)->era == 4 && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
 				st->phase = P_RD_SPIN;
 			} else {
 				st->phase = P_QUEUE;
@@ -423,7 +426,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_WR_RETRY_GOT;
 				break;
 			}
-			if (R(lk)->era >= 5 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
+			if (R(lk)->era >= 4 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
 			    rt_now(s) - st->since >= RWSEM_WAIT_TIMEOUT_PS)
 				R(lk)->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
 			st->phase = P_WR_RETRY_DROP;
@@ -480,7 +483,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 
 	if (st->phase == P_START)
 		st->phase =
-		    st->what == LK_DOWNGRADE || st->mode == LM_READ || R(lk)->era < 5 ? P_REL_COUNT : P_REL_OWNER;
+		    st->what == LK_DOWNGRADE || st->mode == LM_READ || R(lk)->era < 4 ? P_REL_COUNT : P_REL_OWNER;
 	for (;;) {
 		switch (st->phase) {
 		case P_REL_OWNER: /* rwsem_clear_owner */
@@ -503,7 +506,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (lk->wq_len && (st->what == LK_DOWNGRADE || (lk->holder < 0 && !lk->nreaders)))
 				st->phase = P_WAKE_WL;
 			else
-				st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 5 ? P_OWNER : -1;
+				st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 4 ? P_OWNER : -1;
 			break;
 		case P_WAKE_WL: /* rwsem_wake */
 			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
@@ -516,7 +519,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WAKE_DROP:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 5 ? P_OWNER : -1;
+			st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 4 ? P_OWNER : -1;
 			break;
 		case P_OWNER:
 			if (!rt_store(s, t, own, nothing, lk, 0))

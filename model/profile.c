@@ -715,7 +715,7 @@ static int check_versions(const struct profile *p, struct mm_error *err)
 
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err)
 {
-	static const char *const eras[] = {"3.x", "5.11", "6.x", 0};
+	static const char *const eras[] = {"3.x", "5.3", "5.11", "6.x", 0};
 	static const char *const vmalocks[] = {"none", "vma_lock", 0};
 	struct {
 		const char *key;

@@ -104,7 +104,7 @@ struct kernel_profile {
 	char version[32];
 	char spinlock[32];	 /* lock design of spinlock_t (lock.h: lock_check_kernel) */
 	char rwsem[32];		 /* lock design of rw_semaphore: "rwsem" */
-	char rwsem_era[32];	 /* "3.x", "5.11", "6.x": which rwsem behaviours exist */
+	char rwsem_era[32];	 /* "3.x", "5.3", "5.11", "6.x": which rwsem behaviours exist */
 	char vma_lock[32];	 /* "vma_lock" or "none" */
 	const struct profile *p; /* [layout], [batch] and [costs] are looked up here */
 };

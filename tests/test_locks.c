@@ -83,9 +83,9 @@ static void every_design_keeps_the_contract(void **state)
 
 static void rwsem_keeps_the_contract_in_every_era(void **state)
 {
-	static const char *const eras[] = {"3.x", "5.11", "6.x"};
+	static const char *const eras[] = {"3.x", "5.3", "5.11", "6.x"};
 
-	for (int e = 0; e < 3; e++) {
+	for (int e = 0; e < 4; e++) {
 		contract(lock_design_find("rwsem"), eras[e], 0);
 		contract(lock_design_find("rwsem"), eras[e], 1);
 	}
@@ -175,9 +175,9 @@ static void kernel_profile_names_a_spinlock_design(void **state)
 
 static void rwsem_readers_alone_never_sleep(void **state)
 {
-	static const char *const eras[] = {"3.x", "5.11", "6.x"};
+	static const char *const eras[] = {"3.x", "5.3", "5.11", "6.x"};
 
-	for (int e = 0; e < 3; e++) {
+	for (int e = 0; e < 4; e++) {
 		char hw[1024], k[512];
 		struct tworld w;
 		struct sim_result r;
@@ -195,6 +195,39 @@ static void rwsem_readers_alone_never_sleep(void **state)
 		assert_int_equal(r.locks[0].violations, 0);
 		assert_true(r.locks[0].max_readers > 1);
 		assert_true(r.idle_pct < 1e-9); /* 16 of 16 CPUs, nobody off-CPU */
+		t_world_free(&w);
+	}
+}
+
+/*
+ * Reader optimistic spinning existed from 5.3 (cf69482d62d9) until 5.11 removed it (617f3ef95177):
+ * two tasks, each taking the lock for write for 2 us and then for read.  A reader that finds the
+ * other task's writer running spins under 5.3 until it leaves, so no reader is ever queued and
+ * woken; under 5.11 and 6.x that reader cannot steal a write-held lock, queues and sleeps.
+ */
+static void rwsem_readers_spin_only_from_5_3_to_5_10(void **state)
+{
+	static const char *const eras[] = {"5.3", "5.11", "6.x"};
+
+	for (int e = 0; e < 3; e++) {
+		char hw[1024], k[512];
+		struct tworld w;
+		struct sim_result r;
+
+		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0.02);
+		t_kernel_text(k, sizeof(k), "qspinlock", eras[e]);
+		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k,
+			"scenario rs\nop \"write, then read\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			"begin\n  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f lock L read\n"
+			"  f compute 50ns\n  f unlock L read\n  f compute 300ns exp\n");
+		struct sim_config c = t_cfg(&w, 2);
+
+		t_run(&c, &r);
+		assert_int_equal(r.locks[0].violations, 0);
+		if (e == 0)
+			assert_int_equal(r.locks[0].read_wakeups, 0);
+		else if (r.locks[0].read_wakeups == 0)
+			fail_msg("%s: no reader queued and woken behind a running writer", eras[e]);
 		t_world_free(&w);
 	}
 }
@@ -263,6 +296,7 @@ int main(void)
 	    cmocka_unit_test(spinlock_matches_machine_repairman),
 	    cmocka_unit_test(kernel_profile_names_a_spinlock_design),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
+	    cmocka_unit_test(rwsem_readers_spin_only_from_5_3_to_5_10),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),
 	};

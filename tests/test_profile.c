@@ -505,7 +505,7 @@ static const struct bad bad_cases[] = {
      "t.conf:22: ", "[frequency] 1 = '35': expected GHz from 0.1 to 10"},
     /* kernel profiles */
     {"rwsem era", ST_KERNEL, k_base, "rwsem_era = 5.11\n", "rwsem_era = 4.x\n", MM_EPARSE,
-     "t.conf:5: ", "[kernel] rwsem_era = '4.x': expected one of: 3.x 5.11 6.x"},
+     "t.conf:5: ", "[kernel] rwsem_era = '4.x': expected one of: 3.x 5.3 5.11 6.x"},
     {"vma lock", ST_KERNEL, k_base, "vma_lock = none\n", "vma_lock = yes\n", MM_EPARSE,
      "t.conf:6: ", "[kernel] vma_lock = 'yes': expected one of: none vma_lock"},
     {"missing version", ST_KERNEL, k_base, "version = 9.9\n", "", MM_EPARSE,
