@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "lock.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,63 @@ const struct lock_design *lock_design_for(const struct lock_kind *kind, const st
 	return d && !strcmp(d->kind, kind->name) ? d : NULL;
 }
 
+static const struct lk_key *key_find(const struct lock_design *d, const char *name)
+{
+	for (const struct lk_key *key = d->keys; key && key->name; key++)
+		if (!strcmp(key->name, name))
+			return key;
+	return NULL;
+}
+
+double lk_key_value(const struct kernel_profile *k, const struct lock_design *d, const char *name, double preset)
+{
+	const struct prof_entry *e = k->p && d->section ? profile_find(k->p, d->section, name) : NULL;
+
+	return e && e->is_num ? e->num : preset;
+}
+
+/* [SECTION] NAME = VALUE of a section the profile reader does not know: a design's key. */
+static int check_design_key(const struct kernel_profile *k, const struct prof_entry *e, struct mm_error *err)
+{
+	char list[512] = "";
+	size_t len = 0;
+
+	for (int i = 0; lock_designs[i]; i++) {
+		const struct lock_design *d = lock_designs[i];
+		const struct lk_key *key;
+
+		if (!d->section)
+			continue;
+		if (strcmp(d->section, e->section)) {
+			if (len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, ", %s", d->section);
+			continue;
+		}
+		if (!(key = key_find(d, e->key))) {
+			len = 0;
+			for (key = d->keys; key && key->name && len < sizeof(list); key++)
+				len +=
+				    (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "", key->name);
+			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (the %s design's keys: %s)",
+				       k->p->path, e->line, e->key, e->section, d->name, list);
+		}
+		if (!e->is_num || e->num < key->lo || e->num > key->hi || (key->whole && e->num != floor(e->num)))
+			return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected %s from %g to %g (%s)",
+				       k->p->path, e->line, e->section, e->key, e->value,
+				       key->whole ? "a whole number" : "a number", key->lo, key->hi, key->doc);
+		return 0;
+	}
+	return mm_fail(err, MM_EPARSE, "%s:%d: unknown section [%s] (expected %s%s)", k->p->path, e->line, e->section,
+		       KERNEL_SECTIONS, list);
+}
+
 int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err)
 {
+	int rc;
+
+	for (int i = 0; k->p && i < k->p->nentries; i++)
+		if (!kernel_section_known(k->p->e[i].section) && (rc = check_design_key(k, &k->p->e[i], err)))
+			return rc;
 	for (int i = 0; lock_kinds[i].name; i++) {
 		const struct lock_kind *kind = &lock_kinds[i];
 		const struct prof_entry *e;

@@ -96,6 +96,19 @@ struct lk_line_role {
 };
 #define LK_MAX_LINES 4
 
+/*
+ * A number of the kernel profile that changes what a design does: [SECTION] NAME = VALUE, where
+ * SECTION is the design's (lock_design.section).  Each key is one behaviour of the kernel's
+ * history, with the commit that introduced or removed it in its doc; a design's presets give
+ * each release's values, and a profile may set any key.
+ */
+struct lk_key {
+	const char *name;
+	double lo, hi; /* the values it takes */
+	int whole;     /* only whole numbers (0/1 switches, counts) */
+	const char *doc;
+};
+
 /* What a design's init hook is given. */
 struct lk_setup {
 	const struct kernel_profile *kernel;
@@ -114,6 +127,9 @@ struct lock_design {
 	size_t task_size; /* its per-task state of one lock operation (lk_task_priv), zeroed at each */
 	/* set up one instance (allocations, values from the kernel profile); 0 or an MM_* error */
 	int (*init)(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err);
+	/* its kernel profile section and keys (NULL-terminated by name), or NULL */
+	const char *section;
+	const struct lk_key *keys;
 	void (*fini)(struct lock_inst *lk);
 	/* Drive t's current lock operation (lk_state(t)->what, ->mode) one step further. */
 	int (*op)(struct rt *s, struct rt_task *t, struct lock_inst *lk);
@@ -197,9 +213,13 @@ const struct lock_design *lock_design_find(const char *name);
 /* The design that implements a lock of @kind under kernel profile @k (its [kernel] key, or the
  * kind's one design); NULL when there is none. */
 const struct lock_design *lock_design_for(const struct lock_kind *kind, const struct kernel_profile *k);
-/* The lock designs @k names exist and are of the kind of their key; errors name the profile
- * file and line. */
+/* The lock designs @k names exist and are of the kind of their key, and every section the
+ * profile reader left to the lock layer is a design's, with its keys and in their range; errors
+ * name the profile file and line. */
 int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err);
+/* The value of @d's key @name in @k ([d->section] name = V), or @preset when the profile does
+ * not set it. */
+double lk_key_value(const struct kernel_profile *k, const struct lock_design *d, const char *name, double preset);
 
 /* Instances: set up @lk (zeroed by the caller) for design @d; 0 or an MM_* error. */
 int lock_inst_init(struct lock_inst *lk, const struct lock_design *d, const struct lk_setup *su, struct mm_error *err);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rw_semaphore (kernel/locking/rwsem.c), with the behaviour of each era:
- *   3.x  - xadd on count, no owner field, no optimistic spinning; waiters
- *          sleep in FIFO order (lib/rwsem.c).
+ * rw_semaphore (kernel/locking/rwsem.c; lib/rwsem.c before 3.16), each
+ * behaviour that changed in the kernel's history a key of the kernel
+ * profile's [rwsem] section (rwsem_keys[] below, with the commits), over a
+ * preset picked by [kernel] rwsem_era:
+ *   3.x  - lib/rwsem.c: xadd on count, no owner field, no optimistic
+ *          spinning; waiters sleep in FIFO order; a wake-up grants the
+ *          readers at the head of the queue.
  *   5.3  - (5.3 to 5.10) count + owner; a reader that gets the lock reads
  *          owner (keeping RWSEM_NONSPINNABLE) and writes it; writers spin
- *          optimistically (osq) while the owner runs; readers that find a
- *          running writer spin too (cf69482d62d9, 5.3); handoff after a
- *          4 ms wait.
- *   5.11 - as 5.3 without reader optimistic spinning (617f3ef95177, 5.11:
- *          a reader that cannot steal the lock queues and sleeps).
+ *          optimistically (osq) while the owner runs, and for a bounded time
+ *          on readers; readers that find a running writer spin too;
+ *          handoff after a 4 ms wait; a wake-up grants all queued readers.
+ *   5.11 - as 5.3 without reader optimistic spinning (617f3ef95177), and
+ *          with reader lock stealing (1a728dff855a).
  *   6.x  - as 5.11.
  * line[0] holds count, line[1] owner, osq and wait_lock (the kernel layout
  * decides whether they are one line).  Simplifications, stated:
@@ -24,20 +28,79 @@
 #include "coherence.h"
 #include "lock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RWSEM_WAIT_TIMEOUT_PS (4LL * 1000 * 1000 * 1000) /* DIV_ROUND_UP(HZ, 250) jiffies */
 #define MAX_READERS_WAKEUP 256
 
 enum { M_READ = 1, M_WRITE = 2 };
 
+/*
+ * The behaviours that changed in the kernel's history, one [rwsem] key each (README, "Locks").
+ * rwsem_era picks a preset (3.x: lib/rwsem.c as of 3.8; 5.3: 5.3 to 5.10; 5.11; 6.x), and a
+ * kernel profile may set any key over it.
+ */
+enum {
+	K_OWNER,
+	K_WRITER_SPIN,
+	K_WRITER_SPIN_ON_READERS,
+	K_READER_SPIN,
+	K_READER_STEAL,
+	K_WAKE_ALL_READERS,
+	K_HANDOFF_MS,
+	K_TRYLOCK_CMPXCHG,
+	K_NKEYS
+};
+
+static const struct lk_key rwsem_keys[] = {
+    [K_OWNER] = {"owner", 0, 1, 1,
+		 "sem->owner: a writer stores it on taking the lock and clears it on leaving, a reader reads "
+		 "it and marks it reader-owned (3.16 4fc828e24cd9 for writers; readers since 4.9)"},
+    [K_WRITER_SPIN] = {"writer_spin", 0, 1, 1,
+		       "a writer that finds the lock taken spins in the osq while the owner runs, instead "
+		       "of queueing at once (3.16, 4fc828e24cd9)"},
+    [K_WRITER_SPIN_ON_READERS] = {"writer_spin_on_readers", 0, 1, 1,
+				  "a spinning writer keeps spinning on a reader-owned lock for (20 + min(readers, "
+				  "30)) / 2 us, then sets NONSPINNABLE and sleeps (5.3); 0: it stops at once "
+				  "(4.9 to 5.2)"},
+    [K_READER_SPIN] = {"reader_spin", 0, 1, 1,
+		       "a reader that finds a running writer owner spins until it leaves instead of queueing "
+		       "(5.3 cf69482d62d9; removed in 5.11, 617f3ef95177)"},
+    [K_READER_STEAL] = {"reader_steal", 0, 1, 1,
+			"a reader in the slow path takes a lock no writer holds, ahead of the queue unless "
+			"readers already own it with waiters (5.11, 1a728dff855a)"},
+    [K_WAKE_ALL_READERS] = {"wake_all_readers", 0, 1, 1,
+			    "a wake-up with a reader first grants every queued reader, up to 256, writers "
+			    "keeping their place (5.3, d3681e269fff); 0: the readers up to the first writer"},
+    [K_HANDOFF_MS] = {"handoff_ms", 0, 1000, 0,
+		      "the first waiter, a writer, that has waited this long sets RWSEM_FLAG_HANDOFF and no "
+		      "one else may take the lock (5.3 4f23dbc1e657, RWSEM_WAIT_TIMEOUT 4 ms); 0: never"},
+    [K_TRYLOCK_CMPXCHG] = {"trylock_cmpxchg", 0, 1, 1,
+			   "down_read_trylock reads count and cmpxchg-es it, retrying while no writer holds "
+			   "it; 0: one xadd of the reader bias, as down_read"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* The presets, by rwsem_era, in the order of the keys. */
+static const struct {
+	const char *era;
+	double v[K_NKEYS];
+} rwsem_presets[] = {
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1}},
+};
+
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
-	int era;	  /* 3 (3.x), 4 (5.3-5.10), 5 (5.11), 6 (6.x) */
-	int handoff;	  /* RWSEM_FLAG_HANDOFF */
-	int nonspinnable; /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
-	int wl_holder;	  /* wait_lock holder task, -1 */
+	/* the behaviours, from the [rwsem] keys */
+	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg;
+	sim_time_t handoff_ps; /* 0: no handoff */
+	int handoff;	       /* RWSEM_FLAG_HANDOFF */
+	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
+	int wl_holder;	       /* wait_lock holder task, -1 */
 	/* optimistic spinners (osq): FIFO, the head spins on the lock */
 	int *osq;
 	int osq_head, osq_len;
@@ -53,14 +116,30 @@ struct rwsem_task {
 #define R(lk) ((struct rwsem_state *)lk_priv(lk))
 #define RT(st) ((struct rwsem_task *)(st)->priv)
 
+extern const struct lock_design lock_rwsem;
+
 static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
 {
 	const char *era = su->kernel->rwsem_era;
+	struct rwsem_state *r = R(lk);
+	double v[K_NKEYS];
+	size_t p = 0;
 
-	R(lk)->era = !strcmp(era, "3.x") ? 3 : !strcmp(era, "5.3") ? 4 : !strcmp(era, "5.11") ? 5 : 6;
-	R(lk)->wl_holder = -1;
-	R(lk)->osq = malloc(su->ntasks * sizeof(int));
-	return R(lk)->osq ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
+	while (p + 1 < sizeof(rwsem_presets) / sizeof(rwsem_presets[0]) && strcmp(rwsem_presets[p].era, era))
+		p++;
+	for (int k = 0; k < K_NKEYS; k++)
+		v[k] = lk_key_value(su->kernel, &lock_rwsem, rwsem_keys[k].name, rwsem_presets[p].v[k]);
+	r->owner = v[K_OWNER] != 0;
+	r->writer_spin = v[K_WRITER_SPIN] != 0;
+	r->writer_spin_on_readers = v[K_WRITER_SPIN_ON_READERS] != 0;
+	r->reader_spin = v[K_READER_SPIN] != 0;
+	r->reader_steal = v[K_READER_STEAL] != 0;
+	r->wake_all_readers = v[K_WAKE_ALL_READERS] != 0;
+	r->trylock_cmpxchg = v[K_TRYLOCK_CMPXCHG] != 0;
+	r->handoff_ps = (sim_time_t)llround(v[K_HANDOFF_MS] * 1e9);
+	r->wl_holder = -1;
+	r->osq = malloc(su->ntasks * sizeof(int));
+	return r->osq ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
 }
 
 static void rwsem_fini(struct lock_inst *lk)
@@ -160,7 +239,7 @@ static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int
 	}
 	if (lk->holder >= 0)
 		return;
-	if (R(lk)->era < 4) {
+	if (!R(lk)->wake_all_readers) {
 		/* 3.x: the readers at the front of the queue, up to the first writer */
 		for (int n = 0; n < MAX_READERS_WAKEUP && lk_wq_first(lk, &mode) >= 0 && mode == M_READ; n++)
 			grant_read(s, t, lk, lk_wq_pop(lk), n);
@@ -234,7 +313,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 	const int me = rt_task_id(t), cnt = lk->line[0], own = lk->line[1];
 	const int rd = st->mode == LM_READ;
 
-	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && R(lk)->era >= 4)
+	if (st->phase == P_START && st->what == LK_TRYACQUIRE && rd && R(lk)->trylock_cmpxchg)
 		st->phase = P_TRY_LOAD;
 	for (;;) {
 		switch (st->phase) {
@@ -251,24 +330,25 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_OWNER;
 			} else {
 				st->first_try = 0;
-				st->phase = rd ? P_RD_SLOW : R(lk)->era >= 4 ? P_WR_SPIN_JOIN : P_QUEUE;
+				st->phase = rd ? P_RD_SLOW : R(lk)->writer_spin ? P_WR_SPIN_JOIN : P_QUEUE;
 			}
 			break;
 		case P_RD_OWNER:
-			if (R(lk)->era >= 4 && !rt_access(s, t, own, COH_LOAD))
+			if (R(lk)->owner && !rt_access(s, t, own, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
 		case P_OWNER: /* rwsem_set_owner / rwsem_set_reader_owned (no owner field in 3.x) */
-			if (R(lk)->era >= 4 && !rt_store(s, t, own, nothing, lk, 0))
+			if (R(lk)->owner && !rt_store(s, t, own, nothing, lk, 0))
 				return LK_WAIT;
 			return LK_DONE;
 		case P_RD_SLOW:
-			if (R(lk)->era >= 4 && lk->holder < 0 && !R(lk)->handoff && !(lk->nreaders > 0 && lk->wq_len)) {
+			if (R(lk)->reader_steal && lk->holder < 0 && !R(lk)->handoff &&
+			    !(lk->nreaders > 0 && lk->wq_len)) {
 				lk->nreaders++; /* reader lock stealing */
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (R(lk)->era == 4 && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
+			} else if (R(lk)->reader_spin && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
 				st->phase = P_RD_SPIN;
 			} else {
 				st->phase = P_QUEUE;
@@ -366,7 +446,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_WR_RESPIN;
 				rt_spin(s, t, cnt);
 				return LK_WAIT;
-			} else if (lk->holder < 0 && lk->nreaders && !R(lk)->handoff) {
+			} else if (R(lk)->writer_spin_on_readers && lk->holder < 0 && lk->nreaders && !R(lk)->handoff) {
 				/* reader-owned: spin for (20 + min(readers, 30)) us / 2 at most */
 				int r = lk->nreaders < 30 ? lk->nreaders : 30;
 				sim_time_t limit = RT(st)->spin_since + (20 + r) * 1000000LL / 2;
@@ -426,8 +506,8 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_WR_RETRY_GOT;
 				break;
 			}
-			if (R(lk)->era >= 4 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
-			    rt_now(s) - st->since >= RWSEM_WAIT_TIMEOUT_PS)
+			if (R(lk)->handoff_ps > 0 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
+			    rt_now(s) - st->since >= R(lk)->handoff_ps)
 				R(lk)->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
 			st->phase = P_WR_RETRY_DROP;
 			break;
@@ -483,7 +563,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 
 	if (st->phase == P_START)
 		st->phase =
-		    st->what == LK_DOWNGRADE || st->mode == LM_READ || R(lk)->era < 4 ? P_REL_COUNT : P_REL_OWNER;
+		    st->what == LK_DOWNGRADE || st->mode == LM_READ || !R(lk)->owner ? P_REL_COUNT : P_REL_OWNER;
 	for (;;) {
 		switch (st->phase) {
 		case P_REL_OWNER: /* rwsem_clear_owner */
@@ -506,7 +586,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (lk->wq_len && (st->what == LK_DOWNGRADE || (lk->holder < 0 && !lk->nreaders)))
 				st->phase = P_WAKE_WL;
 			else
-				st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 4 ? P_OWNER : -1;
+				st->phase = st->what == LK_DOWNGRADE && R(lk)->owner ? P_OWNER : -1;
 			break;
 		case P_WAKE_WL: /* rwsem_wake */
 			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
@@ -519,7 +599,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WAKE_DROP:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = st->what == LK_DOWNGRADE && R(lk)->era >= 4 ? P_OWNER : -1;
+			st->phase = st->what == LK_DOWNGRADE && R(lk)->owner ? P_OWNER : -1;
 			break;
 		case P_OWNER:
 			if (!rt_store(s, t, own, nothing, lk, 0))
@@ -552,5 +632,7 @@ const struct lock_design lock_rwsem = {
     .task_size = sizeof(struct rwsem_task),
     .init = rwsem_init,
     .fini = rwsem_fini,
+    .section = "rwsem",
+    .keys = rwsem_keys,
     .op = rwsem_op,
 };

@@ -784,13 +784,19 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: [misses] %s = '%s': expected DRAM accesses per visit, a number >= 0",
 				       p->path, e->line, e->key, e->value);
-		if (strcmp(e->section, "kernel") && strcmp(e->section, "costs") && strcmp(e->section, "batch") &&
-		    strcmp(e->section, "layout") && strcmp(e->section, "misses"))
-			return mm_fail(err, MM_EPARSE,
-				       "%s:%d: unknown section [%s] (expected kernel, layout, batch, costs or misses)",
-				       p->path, e->line, e->section);
+		/* another section is a lock design's ([rwsem]): the lock layer checks it */
 	}
 	k->p = p;
+	return 0;
+}
+
+int kernel_section_known(const char *section)
+{
+	static const char *const known[] = {"kernel", "layout", "batch", "costs", "misses", NULL};
+
+	for (int i = 0; known[i]; i++)
+		if (!strcmp(known[i], section))
+			return 1;
 	return 0;
 }
 

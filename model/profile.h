@@ -109,7 +109,12 @@ struct kernel_profile {
 	const struct profile *p; /* [layout], [batch] and [costs] are looked up here */
 };
 
+/* Checks [kernel], [layout], [batch], [costs] and [misses]; any other section is left to the lock
+ * layer (a lock design's keys: lock.h, lock_check_kernel), which refuses what no design knows. */
 int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, struct mm_error *err);
+/* The sections kernel_profile_derive() checks itself. */
+#define KERNEL_SECTIONS "kernel, layout, batch, costs, misses"
+int kernel_section_known(const char *section);
 /* A kernel version as profiles and scenarios write it: MAJOR.MINOR, decimal ("6.6", "5.11"). */
 int profile_is_version(const char *s);
 /* A named cost in cycles; returns 0 and sets *cycles, or MM_ENOENT. */

@@ -404,7 +404,7 @@ static int load_kernel(struct run *r, const char *name, struct kernel_profile **
 	snprintf(ks->key, sizeof(ks->key), "%s", name);
 	if ((rc = profile_load(&ks->prof, "kernels", name, err)))
 		return rc;
-	if ((rc = kernel_profile_derive(&ks->k, &ks->prof, err))) {
+	if ((rc = kernel_profile_derive(&ks->k, &ks->prof, err)) || (rc = lock_check_kernel(&ks->k, err))) {
 		profile_free(&ks->prof);
 		return rc;
 	}

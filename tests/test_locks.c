@@ -138,6 +138,48 @@ static void spinlock_matches_machine_repairman(void **state)
 	assert_true(tried >= 2);
 }
 
+/* The [rwsem] section: a key sets one behaviour over the era's preset; a misspelled key, a value
+ * out of range or a section no design has is refused, naming the file and line. */
+static void kernel_profile_rwsem_keys_are_checked(void **state)
+{
+	static const struct {
+		const char *extra, *msg;
+	} cases[] = {
+	    {"[rwsem]\nreader_spin = 1\nhandoff_ms = 0.5\n", NULL},
+	    {"[rwsem]\nreader_spinn = 1\n",
+	     "k.conf:12: unknown key 'reader_spinn' in [rwsem] (the rwsem design's keys: "},
+	    {"[rwsem]\nreader_spin = 2\n", "k.conf:12: [rwsem] reader_spin = '2': expected a whole number from 0 to 1"},
+	    {"[rwsem]\nreader_spin = yes\n", "k.conf:12: [rwsem] reader_spin = 'yes': expected a whole number"},
+	    {"[rwsem]\nhandoff_ms = -1\n", "k.conf:12: [rwsem] handoff_ms = '-1': expected a number from 0 to 1000"},
+	    {"[cost]\nwork = 1\n",
+	     "k.conf:12: unknown section [cost] (expected kernel, layout, batch, costs, misses, "},
+	};
+	const struct lock_design *rw = lock_design_find("rwsem");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char k[512], text[768];
+		struct profile p;
+		struct kernel_profile kp;
+		struct mm_error err;
+
+		t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+		snprintf(text, sizeof(text), "%s%s", k, cases[i].extra);
+		assert_int_equal(profile_parse(&p, "k.conf", text, &err), 0);
+		assert_int_equal(kernel_profile_derive(&kp, &p, &err), 0);
+		if (!cases[i].msg) {
+			assert_int_equal(lock_check_kernel(&kp, &err), 0);
+			assert_true(lk_key_value(&kp, rw, "reader_spin", 0) == 1);
+			assert_true(lk_key_value(&kp, rw, "handoff_ms", 4) == 0.5);
+			assert_true(lk_key_value(&kp, rw, "writer_spin", 7) == 7); /* not set: the preset */
+		} else {
+			assert_int_equal(lock_check_kernel(&kp, &err), MM_EPARSE);
+			if (strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)))
+				fail_msg("got '%s', expected '%s...'", err.msg, cases[i].msg);
+		}
+		profile_free(&p);
+	}
+}
+
 /* A kernel profile's [kernel] spinlock names a design of kind spinlock, from the table; anything
  * else is refused, naming the file, the line and every choice. */
 static void kernel_profile_names_a_spinlock_design(void **state)
@@ -295,6 +337,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_keeps_the_contract_in_every_era),
 	    cmocka_unit_test(spinlock_matches_machine_repairman),
 	    cmocka_unit_test(kernel_profile_names_a_spinlock_design),
+	    cmocka_unit_test(kernel_profile_rwsem_keys_are_checked),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
 	    cmocka_unit_test(rwsem_readers_spin_only_from_5_3_to_5_10),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),

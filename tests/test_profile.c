@@ -536,8 +536,6 @@ static const struct bad bad_cases[] = {
      "t.conf:10: ", "[batch] b = '0': expected a whole number >= 1"},
     {"misses word", ST_KERNEL, k_base, "[costs]\n", "[misses]\nm = some\n[costs]\n", MM_EPARSE,
      "t.conf:12: ", "[misses] m = 'some': expected DRAM accesses per visit, a number >= 0"},
-    {"kernel section", ST_KERNEL, k_base, "[costs]\n", "[cost]\n", MM_EPARSE,
-     "t.conf:12: ", "unknown section [cost] (expected kernel, layout, batch, costs or misses)"},
 };
 
 static void test_malformed(void **state)
