@@ -12,6 +12,8 @@ const struct lock_kind lock_kinds[] = {
     {"spinlock", 0, "spinlock", NULL, "spinlock_t: exclusive, waiters spin"},
     {"rwsem", LK_CAP_SHARED | LK_CAP_DOWNGRADE | LK_CAP_SLEEPS, NULL, "rwsem",
      "rw_semaphore: readers share, waiters spin or sleep"},
+    {"percpu_rwsem", LK_CAP_SHARED | LK_CAP_SLEEPS, NULL, "percpu_rwsem",
+     "percpu_rw_semaphore: per-CPU reader counts, writers wait for their sum"},
     {"vma_lock", LK_CAP_SHARED | LK_CAP_MAY_FAIL, NULL, "vma_lock",
      "per-VMA lock: a reader that finds it write-locked may fall back"},
     {NULL, 0, NULL, NULL, NULL},
@@ -27,6 +29,7 @@ const struct lock_kind lock_kinds[] = {
 	X(qspinlock)    \
 	X(tas)          \
 	X(rwsem)        \
+	X(percpu_rwsem) \
 	X(vma)
 
 #define DECLARE(name) extern const struct lock_design lock_##name;

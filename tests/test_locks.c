@@ -274,6 +274,59 @@ static void rwsem_readers_spin_only_from_5_3_to_5_10(void **state)
 	}
 }
 
+/*
+ * percpu_rw_semaphore, known answers.  Readers alone write no shared line: each bumps its own
+ * CPU's counter, so N readers run N times as fast as one, never wait, never sleep.  A writer
+ * alone, spaced by more than a grace period, finds rcu_sync idle every time and sleeps one grace
+ * period (the design's 5 ms, synchronize_rcu) in each operation: ops/s = 1 / (think + 5 ms).
+ */
+static void percpu_rwsem_readers_scale_and_a_lone_writer_waits_a_grace_period(void **state)
+{
+	const char *rd = "scenario pr\nop \"read\"\nlock L percpu_rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			 "begin\n  f lock L read\n  f compute 200ns\n  f unlock L read\n  f compute 800ns\n";
+	const char *wr = "scenario pw\nop \"write\"\nlock L percpu_rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			 "begin\n  f lock L write\n  f compute 100ns\n  f unlock L write\n  f compute 15000000ns\n";
+	char hw[1024], k[512];
+	double one = 0;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	for (int n = 1; n <= 12; n += 11) {
+		struct tworld w;
+		struct sim_result r;
+
+		t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, k, rd);
+		struct sim_config c = t_cfg(&w, n);
+
+		t_run(&c, &r);
+		assert_string_equal(r.locks[0].design, "percpu_rwsem");
+		assert_int_equal(r.locks[0].sleeps, 0);
+		assert_int_equal(r.locks[0].contended, 0);
+		assert_int_equal(r.locks[0].violations, 0);
+		if (n == 1)
+			one = r.ops_per_s;
+		else if (fabs(r.ops_per_s / one - n) > 0.03 * n)
+			fail_msg("%d readers: %.3gx one reader's throughput, expected %dx", n, r.ops_per_s / one, n);
+		t_world_free(&w);
+	}
+	{
+		struct tworld w;
+		struct sim_result r;
+		const double expect = 1e9 / (15000000.0 + 5000000.0);
+
+		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k, wr);
+		struct sim_config c = t_cfg(&w, 1);
+
+		c.measure_events = 20000;
+		t_run(&c, &r);
+		assert_true(r.locks[0].sleeps > 0);
+		if (fabs(r.ops_per_s - expect) > 0.02 * expect)
+			fail_msg("a lone writer: %.4g ops/s, expected %.4g (one grace period an operation)",
+				 r.ops_per_s, expect);
+		t_world_free(&w);
+	}
+}
+
 /* A writer-heavy rwsem must put waiters to sleep, and idle time must show it. */
 static void rwsem_writers_sleep_and_idle_counts_it(void **state)
 {
@@ -339,6 +392,7 @@ int main(void)
 	    cmocka_unit_test(kernel_profile_names_a_spinlock_design),
 	    cmocka_unit_test(kernel_profile_rwsem_keys_are_checked),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
+	    cmocka_unit_test(percpu_rwsem_readers_scale_and_a_lone_writer_waits_a_grace_period),
 	    cmocka_unit_test(rwsem_readers_spin_only_from_5_3_to_5_10),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),

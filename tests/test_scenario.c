@@ -808,7 +808,7 @@ static const struct bad bad_cases[] = {
     {HDR "  fn\n", MM_EPARSE, "bad.scn:8:6: ", "expected an action after the function name"},
     /* declarations */
     {"scenario x\nlock l scope mm\n", MM_EPARSE,
-     "bad.scn:2:8: ", "expected a lock type: spinlock, rwsem or vma_lock, found 'scope'"},
+     "bad.scn:2:8: ", "expected a lock type: spinlock, rwsem, percpu_rwsem or vma_lock, found 'scope'"},
     {"scenario x\nfield f mm\n", MM_EPARSE, "bad.scn:2:9: ", "expected 'scope' after the field name"},
     {"scenario x\nfield f scope mm count 0\n", MM_EPARSE, "bad.scn:2:24: ", "0 is out of range"},
     {"scenario x\nmode fibers\n", MM_EPARSE, "bad.scn:2:6: ", "expected 'threads' or 'processes' after 'mode'"},
