@@ -383,6 +383,177 @@ static void rwsem_3x_wakes_the_queued_readers_in_one_batch(void **state)
 	t_world_free(&w);
 }
 
+/* ---- the [rwsem] keys: one hand-worked answer each ------------------------ */
+
+/* A run of @scn on an rwsem of preset @era with [rwsem] @keys ("" for none). */
+static void rw_run_steps(const char *era, const char *keys, const char *topo, const char *scn, int ntasks,
+			 int64_t ops_per_task, struct sim_result *r, struct sim_step_stats *steps)
+{
+	char hw[1024], k[512], kt[1024];
+	struct tworld w;
+
+	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
+	t_kernel_text(k, sizeof(k), "qspinlock", era);
+	snprintf(kt, sizeof(kt), "%s[rwsem]\n%s", k, keys);
+	t_world(&w, topo, hw, kt, scn);
+	struct sim_config c = t_cfg(&w, ntasks);
+
+	c.ops_per_task = ops_per_task;
+	c.steps = steps;
+	t_run(&c, r);
+	assert_int_equal(r->locks[0].violations, 0);
+	t_world_free(&w);
+}
+
+static void rw_run(const char *era, const char *keys, const char *topo, const char *scn, int ntasks,
+		   int64_t ops_per_task, struct sim_result *r)
+{
+	rw_run_steps(era, keys, topo, scn, ntasks, ops_per_task, r, NULL);
+}
+
+#define RW_HDR "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
+
+/*
+ * owner and trylock_cmpxchg, by the path cost of one task alone (every access a cache hit: 1 ns,
+ * a locked one 1 + 5 ns, no jitter).  Read: xadd 6, owner's load and store 1 + 1, release xadd 6;
+ * write: cmpxchg 6, owner store 1, release: owner store 1, xadd 6.  A trylock's cmpxchg loop adds
+ * the load of count before its cmpxchg: 1.
+ */
+static void rwsem_owner_and_trylock_cost_what_they_access(void **state)
+{
+	static const struct {
+		const char *keys, *step;
+		double path_ns;
+	} cases[] = {
+	    {"owner = 0\n", "lock L read", 12},
+	    {"owner = 1\n", "lock L read", 14},
+	    {"owner = 0\n", "lock L write", 12},
+	    {"owner = 1\n", "lock L write", 14},
+	    {"owner = 0\ntrylock_cmpxchg = 0\n", "trylock L read", 12},
+	    {"owner = 0\ntrylock_cmpxchg = 1\n", "trylock L read", 13},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char scn[512];
+		struct sim_result r;
+		const char *mode = strstr(cases[i].step, "write") ? "write" : "read";
+
+		snprintf(scn, sizeof(scn), RW_HDR "  f %s\n  f compute 1000ns\n  f unlock L %s\n", cases[i].step, mode);
+		rw_run("6.x", cases[i].keys, "pack:1 numa:1 core:2 pu:1", scn, 1, 0, &r);
+		if (fabs(1e9 / r.ops_per_s - (1000 + cases[i].path_ns)) > 0.01)
+			fail_msg("[rwsem] %s%s: %.3f ns an operation, expected %.0f", cases[i].keys, cases[i].step,
+				 1e9 / r.ops_per_s, 1000 + cases[i].path_ns);
+	}
+}
+
+/* writer_spin: two writers, each holding the lock 2 us and away 0.5 us, so each always finds the
+ * other's writer running.  Spinning, it waits on the CPU and never sleeps; without, it sleeps. */
+static void rwsem_writer_spin_waits_on_the_cpu(void **state)
+{
+	const char *scn = RW_HDR "  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f compute 500ns\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "writer_spin = 1\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &on);
+	rw_run("6.x", "writer_spin = 0\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &off);
+	assert_true(on.locks[0].contended > 0 && off.locks[0].contended > 0);
+	assert_int_equal(on.locks[0].sleeps, 0);
+	assert_true(on.locks[0].spins > 0);
+	assert_true(off.locks[0].sleeps > 0);
+	assert_int_equal(off.locks[0].spins, 0);
+	assert_true(on.idle_pct < 1e-9 && off.idle_pct > 1);
+}
+
+/* writer_spin_on_readers: a writer that finds the lock owned by one reader holding it 50 us spins
+ * for (20 + 1) / 2 = 10.5 us, then sets NONSPINNABLE and sleeps; without the key it sleeps at once.
+ * So the writer's time on a CPU in its lock step is at most 10.5 us a visit (plus the accesses),
+ * and near none without. */
+static void rwsem_writer_spins_on_readers_for_a_bounded_time(void **state)
+{
+	const char *scn = RW_HDR "  f lock L read\n  f compute 50000ns\n  f unlock L read\n  f compute 20000ns\n"
+				 "  f lock L write\n  f compute 100ns\n  f unlock L write\n";
+	struct sim_step_stats on_st[8], off_st[8];
+	struct sim_result on, off;
+	double on_us, off_us;
+
+	memset(on_st, 0, sizeof(on_st));
+	memset(off_st, 0, sizeof(off_st));
+	rw_run_steps("6.x", "writer_spin_on_readers = 1\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 200, &on, on_st);
+	rw_run_steps("6.x", "writer_spin_on_readers = 0\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 200, &off, off_st);
+	on_us = sim_step_on_ps(&on_st[4]) / on_st[4].visits / 1e6;
+	off_us = sim_step_on_ps(&off_st[4]) / off_st[4].visits / 1e6;
+	print_message("on-CPU in down_write: %.2f us a visit spinning on readers, %.3f us not\n", on_us, off_us);
+	assert_true(on.locks[0].sleeps > 0 && off.locks[0].sleeps > 0);
+	assert_true(on_us > 10.5 - 0.1 && on_us < 10.5 + 0.5);
+	assert_true(off_us < 1);
+}
+
+/* reader_spin on the 6.x preset behaves as 5.3: no reader behind a running writer is ever queued. */
+static void rwsem_reader_spin_key(void **state)
+{
+	const char *scn = RW_HDR "  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f lock L read\n"
+				 "  f compute 50ns\n  f unlock L read\n  f compute 300ns exp\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "reader_spin = 1\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &on);
+	rw_run("5.3", "reader_spin = 0\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &off);
+	assert_int_equal(on.locks[0].read_wakeups, 0);
+	assert_true(off.locks[0].read_wakeups > 0);
+}
+
+/* reader_steal: readers that find the lock free in the slow path take it instead of queueing, so
+ * fewer readers are queued and woken. */
+static void rwsem_reader_steal_queues_fewer_readers(void **state)
+{
+	const char *scn =
+	    RW_HDR "  f lock L read\n  f compute 1000ns exp\n  f unlock L read\n  f compute 200ns exp\n"
+		   "  every 4\n    f lock L write\n    f compute 500ns exp\n    f unlock L write\n  end\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "reader_steal = 1\n", "pack:1 numa:1 l3:2 core:2 pu:1", scn, 4, 0, &on);
+	rw_run("6.x", "reader_steal = 0\n", "pack:1 numa:1 l3:2 core:2 pu:1", scn, 4, 0, &off);
+	print_message("steal: read wakeups %llu of %llu reads; no steal: %llu of %llu\n",
+		      (unsigned long long)on.locks[0].read_wakeups, (unsigned long long)on.locks[0].acquires[1],
+		      (unsigned long long)off.locks[0].read_wakeups, (unsigned long long)off.locks[0].acquires[1]);
+	assert_true((double)on.locks[0].read_wakeups / on.locks[0].acquires[1] <
+		    (double)off.locks[0].read_wakeups / off.locks[0].acquires[1]);
+}
+
+/* handoff_ms: readers taking the lock back to back starve a queued writer unless, after it has
+ * waited handoff_ms, it sets the handoff bit and no one else may take the lock. */
+static void rwsem_handoff_stops_a_writer_starving(void **state)
+{
+	const char *scn = RW_HDR "  f lock L read\n  f compute 3000ns exp\n  f unlock L read\n  f compute 100ns exp\n"
+				 "  every 8\n    f lock L write\n    f compute 100ns\n    f unlock L write\n  end\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "handoff_ms = 0.02\n", "pack:1 numa:1 l3:2 core:2 pu:1", scn, 4, 0, &on);
+	rw_run("6.x", "handoff_ms = 0\n", "pack:1 numa:1 l3:2 core:2 pu:1", scn, 4, 0, &off);
+	print_message("handoff: %llu handoffs, task ops %.1f..%.1f; none: %llu, %.1f..%.1f\n",
+		      (unsigned long long)on.locks[0].handoffs, on.min_task_ops, on.max_task_ops,
+		      (unsigned long long)off.locks[0].handoffs, off.min_task_ops, off.max_task_ops);
+	assert_true(on.locks[0].handoffs > 0);
+	assert_int_equal(off.locks[0].handoffs, 0);
+}
+
+/* wake_all_readers: when a wake-up finds a reader first, 5.3+ grants every queued reader (writers
+ * keep their place), 3.x only the readers up to the first writer: more readers a batch. */
+static void rwsem_wake_all_readers_wakes_bigger_batches(void **state)
+{
+	const char *scn =
+	    RW_HDR "  f lock L read\n  f compute 1000ns exp\n  f unlock L read\n  f compute 200ns exp\n"
+		   "  every 3\n    f lock L write\n    f compute 2000ns exp\n    f unlock L write\n  end\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "wake_all_readers = 1\n", "pack:1 numa:1 l3:2 core:4 pu:1", scn, 8, 0, &on);
+	rw_run("6.x", "wake_all_readers = 0\n", "pack:1 numa:1 l3:2 core:4 pu:1", scn, 8, 0, &off);
+	print_message("readers a batch: %.2f with wake_all_readers, %.2f without\n",
+		      (double)on.locks[0].read_wakeups / on.locks[0].read_batches,
+		      (double)off.locks[0].read_wakeups / off.locks[0].read_batches);
+	assert_true(on.locks[0].read_batches > 0 && off.locks[0].read_batches > 0);
+	assert_true((double)on.locks[0].read_wakeups / on.locks[0].read_batches >
+		    (double)off.locks[0].read_wakeups / off.locks[0].read_batches);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +567,13 @@ int main(void)
 	    cmocka_unit_test(rwsem_readers_spin_only_from_5_3_to_5_10),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),
+	    cmocka_unit_test(rwsem_owner_and_trylock_cost_what_they_access),
+	    cmocka_unit_test(rwsem_writer_spin_waits_on_the_cpu),
+	    cmocka_unit_test(rwsem_writer_spins_on_readers_for_a_bounded_time),
+	    cmocka_unit_test(rwsem_reader_spin_key),
+	    cmocka_unit_test(rwsem_reader_steal_queues_fewer_readers),
+	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
+	    cmocka_unit_test(rwsem_wake_all_readers_wakes_bigger_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
