@@ -50,6 +50,7 @@ enum {
 	K_WAKE_ALL_READERS,
 	K_HANDOFF_MS,
 	K_TRYLOCK_CMPXCHG,
+	K_WAKE_AFTER_UNLOCK,
 	K_NKEYS
 };
 
@@ -79,6 +80,9 @@ static const struct lk_key rwsem_keys[] = {
     [K_TRYLOCK_CMPXCHG] = {"trylock_cmpxchg", 0, 1, 1,
 			   "down_read_trylock reads count and cmpxchg-es it, retrying while no writer holds "
 			   "it; 0: one xadd of the reader bias, as down_read"},
+    [K_WAKE_AFTER_UNLOCK] = {"wake_after_unlock", 0, 1, 1,
+			     "rwsem_wake and downgrade_write wake the tasks mark_wake chose (wake_up_q) after "
+			     "dropping wait_lock, not while holding it (wake_q, 4.6; 00f3c5a3df2c, 5.3)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -87,16 +91,17 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
-	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg;
+	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
+	    wake_after_unlock;
 	sim_time_t handoff_ps; /* 0: no handoff */
 	int handoff;	       /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -104,6 +109,10 @@ struct rwsem_state {
 	/* optimistic spinners (osq): FIFO, the head spins on the lock */
 	int *osq;
 	int osq_head, osq_len;
+	/* the wake_q the waker holding wait_lock builds (wake_after_unlock): tasks, and each one's
+	 * place in the waker's wake_up_q (-1: a writer woken alone) */
+	int *wakeq, *wakeq_nth;
+	int nwake;
 };
 
 /* One task's rwsem operation. */
@@ -137,15 +146,21 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->wake_all_readers = v[K_WAKE_ALL_READERS] != 0;
 	r->trylock_cmpxchg = v[K_TRYLOCK_CMPXCHG] != 0;
 	r->handoff_ps = (sim_time_t)llround(v[K_HANDOFF_MS] * 1e9);
+	r->wake_after_unlock = v[K_WAKE_AFTER_UNLOCK] != 0;
 	r->wl_holder = -1;
 	r->osq = malloc(su->ntasks * sizeof(int));
-	return r->osq ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
+	r->wakeq = malloc(su->ntasks * sizeof(int));
+	r->wakeq_nth = malloc(su->ntasks * sizeof(int));
+	return r->osq && r->wakeq && r->wakeq_nth ? 0 : mm_fail(err, MM_ENOMEM, "out of memory for locks");
 }
 
 static void rwsem_fini(struct lock_inst *lk)
 {
-	if (lk->priv)
+	if (lk->priv) {
 		free(R(lk)->osq);
+		free(R(lk)->wakeq);
+		free(R(lk)->wakeq_nth);
+	}
 }
 
 static void nothing(struct rt *s, void *obj, int task, int arg)
@@ -205,6 +220,31 @@ static void wq_remove(struct lock_inst *lk, int task)
 
 /* A queued reader gets the lock and is woken, the n-th of this wake_up_q(): one try_to_wake_up
  * after the other. */
+/* wake_up_q()'s @nth task (a reader granted the lock, or a writer that retries): now, with
+ * wait_lock held, or after the waker drops it (wake_after_unlock), from the list it built. */
+static void wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int task, int nth)
+{
+	struct rwsem_state *r = R(lk);
+
+	if (!r->wake_after_unlock) {
+		rt_wake_nth(s, nth >= 0 ? t : NULL, task, nth >= 0 ? nth : 0);
+		return;
+	}
+	r->wakeq[r->nwake] = task;
+	r->wakeq_nth[r->nwake++] = nth;
+}
+
+/* After raw_spin_unlock(&sem->wait_lock): wake_up_q() of what mark_wake() queued. */
+static void wake_up_q(struct rt *s, struct rt_task *t, struct lock_inst *lk)
+{
+	struct rwsem_state *r = R(lk);
+
+	for (int i = 0; i < r->nwake; i++)
+		rt_wake_nth(s, r->wakeq_nth[i] >= 0 ? t : NULL, r->wakeq[i],
+			    r->wakeq_nth[i] >= 0 ? r->wakeq_nth[i] : 0);
+	r->nwake = 0;
+}
+
 static void grant_read(struct rt *s, struct rt_task *t, struct lock_inst *lk, int r, int n)
 {
 	lk->nreaders++;
@@ -214,7 +254,7 @@ static void grant_read(struct rt *s, struct rt_task *t, struct lock_inst *lk, in
 	lk_count_stat(lk, LKS_READ_WAKE);
 	if (n == 0)
 		lk_count_stat(lk, LKS_READ_BATCH);
-	rt_wake_nth(s, t, r, n);
+	wake(s, t, lk, r, n);
 }
 
 /* rwsem_mark_wake(): called with wait_lock held.  After a downgrade
@@ -233,7 +273,7 @@ static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int
 		if (!w->granted) {
 			w->granted = 1; /* woken: it retries the lock itself */
 			lk_count_stat(lk, LKS_WAKE);
-			rt_wake(s, first);
+			wake(s, t, lk, first, -1); /* -1: rwsem_wake's single wake_up_process */
 		}
 		return;
 	}
@@ -599,6 +639,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WAKE_DROP:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
+			wake_up_q(s, t, lk);
 			st->phase = st->what == LK_DOWNGRADE && R(lk)->owner ? P_OWNER : -1;
 			break;
 		case P_OWNER:
