@@ -92,9 +92,9 @@ static const struct {
 	double v[K_NKEYS];
 } rwsem_presets[] = {
     {"3.x", {0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
