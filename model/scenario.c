@@ -13,9 +13,9 @@
 
 static const char *const scope_names[SC_NSCOPES] = {"global", "node", "cpu", "memcg",  "file",
 						    "mm",     "task", "vma", "ptpage", "page"};
-static const char *const act_names[SA_NACTS] = {"compute", "load", "store",   "atomic", "cmpxchg",   "prefetchw",
-						"fence",   "lock", "trylock", "unlock", "downgrade", "memory",
-						"ipi",	   "miss", "repeat",  "every",	"only",	     "end"};
+static const char *const act_names[SA_NACTS] = {
+    "compute", "load", "store", "atomic", "cmpxchg", "prefetchw", "fence", "lock",   "trylock", "unlock", "downgrade",
+    "memory",  "ipi",  "miss",	"repeat", "every",   "only",	  "as",	   "choose", "else",	"end"};
 
 const char *sc_scope_name(enum sc_scope s)
 {
@@ -175,6 +175,69 @@ static int parse_count(struct parser *p, int i, long lo, long hi, long *v)
 		return perr(p, p->tok[i].col, "expected a whole number in decimal digits, found '%s'", p->tok[i].text);
 	if (*v < lo || *v > hi)
 		return perr(p, p->tok[i].col, "%ld is out of range (expected %ld to %ld)", *v, lo, hi);
+	return 0;
+}
+
+/* A percentage: a decimal number from 0 to 100 and '%' (25%, 12.5%). */
+static int parse_percent(struct parser *p, int i, const char *what, double *v)
+{
+	const char *t, *end;
+
+	if (i >= p->ntok)
+		return perr(p, p->tok[i - 1].col + (int)strlen(p->tok[i - 1].text) + 1,
+			    "expected %s, a percentage like 25%%, at the end of the line", what);
+	t = p->tok[i].text;
+	if (p->tok[i].quoted || parse_decimal(t, v, &end) || strcmp(end, "%") || *v < 0 || *v > 100)
+		return perr(p, p->tok[i].col, "expected %s, a percentage from 0%% to 100%% (like 25%%), found '%s'",
+			    what, t);
+	return 0;
+}
+
+static int find_role(const struct scenario *sc, const char *name)
+{
+	for (int r = 0; r < sc->nrole; r++)
+		if (!strcmp(sc->role[r].name, name))
+			return r;
+	return -1;
+}
+
+/* role NAME tasks N  |  role NAME share P% */
+static int parse_role(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	struct sc_role *r = &sc->role[sc->nrole];
+	double sum = 0;
+	long n;
+	int rc;
+
+	if (sc->nrole == SC_MAX_ROLES)
+		return perr(p, p->tok[0].col, "too many roles (at most %d)", SC_MAX_ROLES);
+	memset(r, 0, sizeof(*r));
+	if ((rc = want_ident(p, 1, "a role name", r->name)))
+		return rc;
+	if (find_role(sc, r->name) >= 0)
+		return perr(p, p->tok[1].col, "role '%s' is declared twice", r->name);
+	if (p->ntok < 3 || (strcmp(p->tok[2].text, "tasks") && strcmp(p->tok[2].text, "share")))
+		return perr(p, p->ntok < 3 ? p->tok[1].col + (int)strlen(p->tok[1].text) + 1 : p->tok[2].col,
+			    "expected 'tasks N' or 'share P%%' after the role name");
+	if (!strcmp(p->tok[2].text, "tasks")) {
+		if ((rc = parse_count(p, 3, 1, 1000000, &n)))
+			return rc;
+		r->ntasks = (int)n;
+	} else {
+		if ((rc = parse_percent(p, 3, "the role's share of the tasks", &r->share)))
+			return rc;
+		for (int k = 0; k < sc->nrole; k++)
+			sum += sc->role[k].share;
+		if (sum + r->share > 100 + 1e-9)
+			return perr(p, p->tok[3].col,
+				    "the roles' shares add up to %g%% with this one (at most 100%% of the tasks)",
+				    sum + r->share);
+	}
+	if ((rc = want_end_of_line(p, 4)))
+		return rc;
+	r->line_no = p->line;
+	sc->nrole++;
 	return 0;
 }
 
@@ -550,10 +613,9 @@ static int parse_body_line(struct parser *p)
 		if ((rc = want_end_of_line(p, 1)))
 			return rc;
 		if (!p->depth)
-			return perr(
-			    p, st.col,
-			    "'end' without an open 'repeat', 'every' or 'only' (the operation's steps run to the "
-			    "end of the file, with no 'end' of their own)");
+			return perr(p, st.col,
+				    "'end' without an open 'repeat', 'every', 'only', 'as' or 'choose' (the "
+				    "operation's steps run to the end of the file, with no 'end' of their own)");
 		st.act = SA_END;
 		st.match = p->stack[--p->depth];
 		p->sc->step[st.match].match = p->sc->nsteps;
@@ -580,13 +642,57 @@ static int parse_body_line(struct parser *p)
 		return push_step(p, &st);
 	}
 
+	if (!strcmp(w, "as") || !strcmp(w, "choose")) {
+		if (!strcmp(w, "as")) {
+			st.act = SA_AS;
+			if ((rc = want_ident(p, 1, "a role name", buf)))
+				return rc;
+			if ((st.role = find_role(p->sc, buf)) < 0)
+				return perr(p, p->tok[1].col,
+					    "unknown role '%s' (declare it before 'begin': 'role %s tasks N' or "
+					    "'role %s share P%%')",
+					    buf, buf, buf);
+			/* a task has one role: an inner block of another role would never run */
+			for (int k = 0; k < p->depth; k++)
+				if (p->sc->step[p->stack[k]].act == SA_AS)
+					return perr(p, st.col,
+						    "'as' inside the 'as' block of line %d (a task has one role)",
+						    p->sc->step[p->stack[k]].line_no);
+		} else {
+			st.act = SA_CHOOSE;
+			if ((rc = parse_percent(p, 1, "the chance of the first branch", &st.literal)))
+				return rc;
+		}
+		if ((rc = want_end_of_line(p, 2)))
+			return rc;
+		if (p->depth == (int)(sizeof(p->stack) / sizeof(p->stack[0])))
+			return perr(p, st.col, "blocks nested too deeply");
+		p->stack[p->depth++] = p->sc->nsteps;
+		return push_step(p, &st);
+	}
+	if (!strcmp(w, "else")) {
+		struct sc_step *open = p->depth ? &p->sc->step[p->stack[p->depth - 1]] : NULL;
+
+		if ((rc = want_end_of_line(p, 1)))
+			return rc;
+		if (!open || open->act != SA_CHOOSE)
+			return perr(p, st.col, "'else' without an open 'choose' (it belongs directly to one)");
+		if (open->alt)
+			return perr(p, st.col, "a second 'else' for the 'choose' of line %d", open->line_no);
+		st.act = SA_ELSE;
+		st.match = p->stack[p->depth - 1];
+		open->alt = p->sc->nsteps;
+		return push_step(p, &st);
+	}
 	if (!strcmp(w, "call"))
 		return expand_call(p);
 
 	/* FUNCTION ACTION ARGS [when V1,V2] */
 	if (!is_ident(w) || strlen(w) >= SC_NAME)
 		return perr(p, st.col,
-			    "expected a kernel function name, 'repeat', 'every', 'only' or 'end', found '%s'", w);
+			    "expected a kernel function name, 'repeat', 'every', 'only', 'as', 'choose', 'else' or "
+			    "'end', found '%s'",
+			    w);
 	if (p->ntok < 2)
 		return perr(p, st.col + (int)strlen(w) + 1,
 			    "expected an action after the function name (compute, load, store, atomic, cmpxchg, "
@@ -754,6 +860,8 @@ static int parse_line(struct parser *p)
 		return parse_decl(p, !strcmp(w, "lock"));
 	if (!strcmp(w, "variant"))
 		return parse_variant(p);
+	if (!strcmp(w, "role"))
+		return parse_role(p);
 	if (!strcmp(w, "define")) {
 		struct sc_define *d = &p->def[p->ndef];
 
@@ -780,7 +888,8 @@ static int parse_line(struct parser *p)
 	}
 	return perr(
 	    p, p->tok[0].col,
-	    "unknown keyword '%s' (expected scenario, title, op, mode, work, field, lock, variant, define or begin)",
+	    "unknown keyword '%s' (expected scenario, title, op, mode, work, field, lock, variant, role, define or "
+	    "begin)",
 	    w);
 }
 
@@ -804,7 +913,8 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 			/* a define's body is kept as text and parsed where it is called */
 			const char *w = p.tok[0].text;
 
-			if (!strcmp(w, "repeat") || !strcmp(w, "every") || !strcmp(w, "only")) {
+			if (!strcmp(w, "repeat") || !strcmp(w, "every") || !strcmp(w, "only") || !strcmp(w, "as") ||
+			    !strcmp(w, "choose")) {
 				p.def_depth++;
 			} else if (!strcmp(w, "end") && p.def_depth-- == 0) {
 				p.def[p.ndef++].end = s;
@@ -904,8 +1014,12 @@ void scenario_free(struct scenario *sc)
 
 /* ---- compile ------------------------------------------------------------ */
 
-/* Visits of each step per operation, with repeat and every multipliers. */
-static void count_visits(const struct program *pr, int from, int to, double mult, double *out)
+/*
+ * Visits of each step per operation, with repeat and every multipliers; a choose's branches by
+ * their chances.  The body of an 'as' block counts for a task of role @role (sc->nrole: none),
+ * or with @role -1 by the role's share of the tasks (a 'tasks N' role: none).
+ */
+static void count_visits(const struct program *pr, int from, int to, double mult, int role, double *out)
 {
 	for (int i = from; i < to; i++) {
 		const struct prog_insn *in = &pr->insn[i];
@@ -914,8 +1028,24 @@ static void count_visits(const struct program *pr, int from, int to, double mult
 		if (in->act == SA_REPEAT || in->act == SA_EVERY) {
 			double inner = in->act == SA_REPEAT ? mult * (double)in->count : mult / (double)in->count;
 
-			count_visits(pr, i + 1, in->match, inner, out);
+			count_visits(pr, i + 1, in->match, inner, role, out);
 			out[in->match] += inner;
+			i = in->match;
+		} else if (in->act == SA_CHOOSE) {
+			int first_end = in->alt >= 0 ? in->alt : in->match;
+
+			count_visits(pr, i + 1, first_end, mult * in->prob, role, out);
+			if (in->alt >= 0) {
+				out[in->alt] += mult * in->prob;
+				count_visits(pr, in->alt + 1, in->match, mult * (1 - in->prob), role, out);
+			}
+			out[in->match] += mult;
+			i = in->match;
+		} else if (in->act == SA_AS) {
+			double w = role >= 0 ? (in->role == role) : pr->sc->role[in->role].share / 100.0;
+
+			count_visits(pr, i + 1, in->match, mult * w, role, out);
+			out[in->match] += mult * w;
 			i = in->match;
 		}
 	}
@@ -972,6 +1102,8 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 			break;
 		case SA_REPEAT:
 		case SA_EVERY:
+		case SA_CHOOSE:
+		case SA_AS:
 			saved[depth] = malloc(sc->nobj + 1);
 			if (!saved[depth]) {
 				rc = mm_fail(err, MM_ENOMEM, "out of memory");
@@ -979,6 +1111,7 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 			}
 			memcpy(saved[depth++], held, sc->nobj + 1);
 			break;
+		case SA_ELSE: /* the first branch of a choose ends: it is a block of its own */
 		case SA_END:
 			depth--;
 			for (int o = 0; o < sc->nobj && !rc; o++)
@@ -988,7 +1121,10 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 					    "%s:%d: '%s' is %s inside this block but not %s in it (variant %s)",
 					    sc->path, taken_at[o], sc->obj[o].name, held[o] ? "taken" : "released",
 					    held[o] ? "released" : "taken", sc->var[variant].name);
-			free(saved[depth]);
+			if (in->act == SA_ELSE)
+				depth++; /* the else branch starts from the same state */
+			else
+				free(saved[depth]);
 			break;
 		default:
 			break;
@@ -1046,7 +1182,8 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 
 		if (!(st->variants & bit)) {
 			/* a whole 'only' block or a 'when' step of another variant */
-			if (st->act == SA_ONLY || st->act == SA_REPEAT || st->act == SA_EVERY)
+			if (st->act == SA_ONLY || st->act == SA_REPEAT || st->act == SA_EVERY || st->act == SA_AS ||
+			    st->act == SA_CHOOSE)
 				s = st->match;
 			continue;
 		}
@@ -1064,6 +1201,11 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			in->act = SA_END;
 			in->match = open;
 			in->src_line = st->line_no;
+			/* no kernel function (the END of a repeat or every keeps fn 0, as it always has) */
+			if (out->insn[open].act == SA_AS || out->insn[open].act == SA_CHOOSE)
+				in->fn = -1;
+			if (out->insn[open].act == SA_CHOOSE && out->insn[open].alt >= 0)
+				out->insn[out->insn[open].alt].match = out->n;
 			out->insn[open].match = out->n++;
 			continue;
 		}
@@ -1092,7 +1234,13 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			else
 				in->cycles = v;
 		}
-		if (st->act == SA_REPEAT || st->act == SA_EVERY)
+		in->role = st->role;
+		in->alt = -1;
+		if (st->act == SA_CHOOSE)
+			in->prob = st->literal / 100.0;
+		if (st->act == SA_ELSE)
+			out->insn[stack[depth - 1]].alt = out->n;
+		if (st->act == SA_REPEAT || st->act == SA_EVERY || st->act == SA_AS || st->act == SA_CHOOSE)
 			stack[depth++] = out->n;
 		out->n++;
 	}
@@ -1105,12 +1253,31 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		program_free(out);
 		return MM_ENOMEM;
 	}
-	count_visits(out, 0, out->n, 1.0, out->visits);
+	count_visits(out, 0, out->n, 1.0, sc->nrole ? -1 : 0, out->visits);
 	for (int i = 0; i < out->n; i++)
 		out->units_per_op += out->visits[i];
 	if (out->n == 0 || out->units_per_op <= 0) {
 		program_free(out);
 		return mm_fail(err, MM_EPARSE, "%s: variant '%s' has no steps", sc->path, sc->var[variant].name);
+	}
+	/* per role; without roles, every task is a task of no role and runs 'visits' */
+	out->nrole = sc->nrole;
+	out->role_visits = calloc((size_t)(out->nrole + 1) * out->n, sizeof(double));
+	if (!out->role_visits) {
+		program_free(out);
+		return MM_ENOMEM;
+	}
+	for (int r = 0; r <= out->nrole; r++) {
+		double *v = out->role_visits + (size_t)r * out->n;
+
+		if (!out->nrole) {
+			memcpy(v, out->visits, out->n * sizeof(double));
+			out->role_units[r] = out->units_per_op;
+			continue;
+		}
+		count_visits(out, 0, out->n, 1.0, r, v);
+		for (int i = 0; i < out->n; i++)
+			out->role_units[r] += v[i];
 	}
 	return 0;
 }
@@ -1119,7 +1286,72 @@ void program_free(struct program *p)
 {
 	free(p->insn);
 	free(p->visits);
+	free(p->role_visits);
 	memset(p, 0, sizeof(*p));
+}
+
+double program_mix_visits(const struct program *pr, const int *count, double *out)
+{
+	double units = 0, n = 0;
+
+	for (int r = 0; r <= pr->nrole; r++)
+		n += count[r];
+	for (int pc = 0; pc < pr->n; pc++) {
+		out[pc] = 0;
+		for (int r = 0; r <= pr->nrole && n > 0; r++)
+			out[pc] += count[r] * pr->role_visits[(size_t)r * pr->n + pc] / n;
+		units += out[pc];
+	}
+	return units;
+}
+
+int scenario_assign_roles(const struct scenario *sc, int ntasks, int *role_of, int *count, struct mm_error *err)
+{
+	int c[SC_MAX_ROLES + 1] = {0}, a[SC_MAX_ROLES + 1] = {0}, nr = sc->nrole, fixed = 0, rest, given = 0;
+	double cum = 0;
+
+	for (int r = 0; r < nr; r++) {
+		fixed += sc->role[r].ntasks;
+		c[r] = sc->role[r].ntasks;
+	}
+	for (int r = 0, upto = 0; r < nr && fixed > ntasks; r++)
+		if ((upto += sc->role[r].ntasks) > ntasks) /* the line of the first role that does not fit */
+			return mm_fail(err, MM_ERANGE,
+				       "%s:%d: role '%s' takes %d task%s, but a run of %d task%s leaves it %d (the "
+				       "'tasks N' roles take %d in all)",
+				       sc->path, sc->role[r].line_no, sc->role[r].name, sc->role[r].ntasks,
+				       sc->role[r].ntasks > 1 ? "s" : "", ntasks, ntasks > 1 ? "s" : "",
+				       ntasks - (upto - sc->role[r].ntasks), fixed);
+	/* the shares split the rest: the first k of them together take round(rest x their sum) */
+	rest = ntasks - fixed;
+	for (int r = 0; r < nr; r++) {
+		long long upto;
+
+		if (sc->role[r].ntasks)
+			continue;
+		cum += sc->role[r].share;
+		upto = llround(rest * (cum < 100 ? cum : 100) / 100.0);
+		if (upto > rest)
+			upto = rest;
+		c[r] = (int)(upto - given);
+		given = (int)upto;
+	}
+	c[nr] = rest - given;
+	if (count)
+		memcpy(count, c, (nr + 1) * sizeof(int));
+	/* Deal the tasks out in proportion: task i goes to the group, of those with tasks left,
+	 * whose (dealt + 1/2) / count is least (the first declared on a tie).  Tasks are placed in
+	 * order (topo_place), so each role spreads over the sockets like the whole. */
+	for (int i = 0; role_of && i < ntasks; i++) {
+		int best = -1;
+
+		for (int g = 0; g <= nr; g++)
+			if (a[g] < c[g] && (best < 0 || (2LL * a[g] + 1) * c[best] < (2LL * a[best] + 1) * c[g]))
+				best = g;
+		role_of[i] = best;
+		a[best]++;
+	}
+	return 0;
 }
 
 void op_counts(const struct program *pr, const char *lock, struct op_counts *c)

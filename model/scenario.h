@@ -4,7 +4,8 @@
  * small language (README, "Scenario language").  A file declares the
  * objects the steps touch (fields on cache lines, locks) with their scope,
  * the variants (lock designs, patches) with the kernel version each one
- * models, and the steps of one operation.  Each step names the kernel
+ * models, the roles some tasks play (a lock benchmark's readers and
+ * writers), and the steps of one operation.  Each step names the kernel
  * function it stands for, so reports read like perf.
  *
  * scenario_parse() checks the syntax and the names; scenario_compile()
@@ -21,6 +22,7 @@
 
 #define SC_NAME 64
 #define SC_MAX_VARIANTS 32
+#define SC_MAX_ROLES 8
 
 enum sc_scope {
 	SC_GLOBAL = 0, /* one for the machine */
@@ -56,6 +58,9 @@ enum sc_act {
 	SA_REPEAT,
 	SA_EVERY,
 	SA_ONLY,
+	SA_AS,	   /* as ROLE ... end: the body only for the tasks of that role */
+	SA_CHOOSE, /* choose P% ... [else ...] end: the first branch with probability P% */
+	SA_ELSE,
 	SA_END,
 	SA_NACTS
 };
@@ -76,6 +81,17 @@ struct sc_variant {
 	int line_no;
 };
 
+/*
+ * A role: some of the tasks, which alone run the steps of its 'as' blocks ('role NAME tasks N':
+ * N of them; 'role NAME share P%': P% of those the 'tasks N' roles leave).
+ */
+struct sc_role {
+	char name[SC_NAME];
+	int ntasks;   /* 'tasks N': N; 0 for a share */
+	double share; /* 'share P%': P (percent); 0 for a count */
+	int line_no;
+};
+
 struct sc_step {
 	enum sc_act act;
 	int line_no, col;
@@ -88,8 +104,10 @@ struct sc_step {
 	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
 	int exp_dist;	    /* COMPUTE: exponentially distributed with that mean */
 	uint32_t variants;  /* bit v set: the step belongs to variant v */
-	int match;	    /* REPEAT/EVERY/ONLY: index of the END; END: of the opener */
+	int match;	    /* REPEAT/EVERY/ONLY/AS/CHOOSE: index of the END; END, ELSE: of the opener */
 	int alt1;	    /* 'lock V read else M': M's object index + 1 (0: none) */
+	int role;	    /* AS: the role's index */
+	int alt;	    /* CHOOSE: index of its ELSE (0: none) */
 };
 
 struct scenario {
@@ -103,7 +121,8 @@ struct scenario {
 	 * variant; 0: not given, and no 'miss' step goes cold */
 	double footprint[SC_MAX_VARIANTS];
 	int builtin;
-	int nobj, nvar, nsteps, nfn;
+	int nobj, nvar, nsteps, nfn, nrole;
+	struct sc_role role[SC_MAX_ROLES];
 	struct sc_object *obj;
 	struct sc_variant var[SC_MAX_VARIANTS];
 	struct sc_step *step;
@@ -118,6 +137,15 @@ void scenario_free(struct scenario *sc);
 int scenario_variant(const struct scenario *sc, const char *name);
 const char *sc_scope_name(enum sc_scope s);
 const char *sc_act_name(enum sc_act a);
+
+/*
+ * The roles of a run of @ntasks tasks: count[r] tasks have role r (r < sc->nrole), count[nrole]
+ * none; role_of[i] is task i's (nrole: none).  The 'tasks N' roles take theirs first, then the
+ * share roles split the rest by cumulative rounding; the tasks are dealt out interleaved in
+ * proportion (README, "Roles").  @role_of and @count may be NULL.  0, or MM_ERANGE when the
+ * 'tasks N' roles want more tasks than the run has.
+ */
+int scenario_assign_roles(const struct scenario *sc, int ntasks, int *role_of, int *count, struct mm_error *err);
 
 /* ---- compiled program --------------------------------------------------- */
 
@@ -134,6 +162,9 @@ struct prog_insn {
 	int64_t count; /* REPEAT / EVERY; MEMORY: bytes */
 	int match;     /* index of the matching END / opener */
 	int alt1;      /* LOCK of a vma_lock for read: the rwsem to fall back to, object index + 1; 0: none */
+	int role;      /* AS: the role whose tasks run the body */
+	int alt;       /* CHOOSE: index of its ELSE, -1: none */
+	double prob;   /* CHOOSE: the chance of the first branch, 0 to 1 */
 	int src_line;
 };
 
@@ -145,6 +176,13 @@ struct program {
 	double units_per_op; /* step visits per operation (for fractional progress) */
 	double footprint;    /* the variant's, bytes (0: not given) */
 	double *visits;	     /* visits of each step per operation */
+	/* Per role r (r = nrole: a task without one), visits of each step per operation of such a
+	 * task, role_visits[r * n + pc], and their sum.  'visits' and 'units_per_op' above weigh the
+	 * role blocks by the roles' shares alone, as at a large task count where the 'tasks N'
+	 * roles weigh nothing; a run weighs them by its own tasks (program_mix_visits). */
+	int nrole;
+	double *role_visits;
+	double role_units[SC_MAX_ROLES + 1];
 };
 
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
@@ -166,5 +204,8 @@ void op_counts(const struct program *pr, const char *lock, struct op_counts *c);
 /* Visits per op of the program's rarest step that runs at all (1 when every step runs each op):
  * an munmap every 32768 faults gives 1/32768. */
 double program_rarest_visits(const struct program *pr);
+/* Visits of each step per operation of the average task, @count[r] tasks of role r (as
+ * scenario_assign_roles gives them), into @out (pr->n entries); returns the steps per operation. */
+double program_mix_visits(const struct program *pr, const int *count, double *out);
 
 #endif

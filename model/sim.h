@@ -65,6 +65,16 @@ static inline double sim_step_on_ps(const struct sim_step_stats *st)
 	return st->task_ps - (st->sleep_ps < st->task_ps ? st->sleep_ps : st->task_ps);
 }
 
+/* The tasks of one role (scenario.h), and the operations they did. */
+struct sim_role_stats {
+	char name[SC_NAME]; /* "(none)": the tasks without a role */
+	int ntasks;
+	double ops; /* in the window (fractional) */
+	double ops_per_s, ops_per_s_task;
+};
+
+#define SIM_MAX_ROLES (SC_MAX_ROLES + 1)
+
 struct sim_result {
 	int ntasks;
 	double ops;	  /* operations completed in the window (fractional) */
@@ -84,6 +94,9 @@ struct sim_result {
 	int nnodes;
 	double cold_max;	      /* the largest share of a task's 'miss' accesses that go to DRAM */
 	struct sim_step_stats *steps; /* per program step, when the config asks (explain) */
+	/* a scenario with roles: each declared role, then "(none)" if some tasks have no role */
+	int nroles;
+	struct sim_role_stats roles[SIM_MAX_ROLES];
 };
 
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err);

@@ -19,6 +19,7 @@
 struct sim_task {
 	struct rt_task rt;
 	int pc;
+	int role;	     /* its role, prog->nrole for none (scenario_assign_roles) */
 	double ps_per_cycle; /* at the frequency of the busy cores, the sibling idle */
 	int sibling;	     /* the task on the other hardware thread of its core, -1 */
 	int in_lock;
@@ -71,9 +72,14 @@ struct sim {
 	double *step_ps_all, *step_n_all;
 	uint64_t visits;    /* step visits interpreted: the work measure besides events */
 	uint64_t work_cap;  /* events + visits past which the run is stopped (a wrong estimate) */
-	double *iter_units; /* per REPEAT step: units of one iteration (iter_units()), else 0 */
-	uint64_t ops_done;  /* operations completed by all tasks */
-	sim_time_t win_t0;  /* start of the measurement window (0 before) */
+	double *iter_units; /* per role, per REPEAT step: units of one iteration (sim_iter_units), else 0 */
+	/* a scenario with roles: the run's visits per operation of the average task, and per role
+	 * the step times and visits of the window (rstep_ps[role * n + pc]) and of the whole run */
+	int role_count[SC_MAX_ROLES + 1];
+	double *mix_visits;
+	double *rstep_ps, *rstep_n, *rstep_ps_all, *rstep_n_all;
+	uint64_t ops_done; /* operations completed by all tasks */
+	sim_time_t win_t0; /* start of the measurement window (0 before) */
 	int measuring;
 	double *step_sleep; /* per step: time asleep in it, in the window */
 	double *bw_bytes;   /* per node: bytes streamed in the window */
@@ -113,7 +119,7 @@ void sim_teardown(struct sim *s);
 /* sim_interp.c */
 extern const struct rt_client sim_client; /* resume: the interpreter */
 void sim_skip_ahead(struct sim *s, struct sim_task *t);
-double sim_iter_units(const struct program *pr, int pc);
+double sim_iter_units(const struct program *pr, int pc, int role);
 int sim_work_exceeded(const struct sim *s);
 
 #endif

@@ -154,6 +154,14 @@ static void visit(struct sim *s, struct sim_task *t, int pc)
 	s->step_n[pc] += 1;
 	s->step_ps_all[pc] += (double)(end - t->mark);
 	s->step_n_all[pc] += 1;
+	if (s->rstep_ps) {
+		size_t k = (size_t)t->role * s->prog->n + pc;
+
+		s->rstep_ps[k] += (double)(end - start);
+		s->rstep_n[k] += 1;
+		s->rstep_ps_all[k] += (double)(end - t->mark);
+		s->rstep_n_all[k] += 1;
+	}
 	t->mark = end;
 	t->units += 1;
 	if (++s->visits + s->rt.eng.delivered > s->work_cap && !s->rt.failed)
@@ -254,9 +262,10 @@ static int64_t ipi_ps(struct sim *s, struct sim_task *t, const struct prog_insn 
 }
 
 /*
- * The control steps (repeat, every, end): move t->pc.  Shared by the
- * interpreter and by the start-up skip, so both walk the program alike.
- * Returns non-zero on an error (recorded in s->rt.failed).
+ * The control steps (repeat, every, as, choose, else, end): move t->pc.
+ * Shared by the interpreter and by the start-up skip, so both walk the
+ * program alike.  A choose draws from the run's generator, so a seed gives
+ * the same branches.  Returns non-zero on an error (in s->rt.failed).
  */
 static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
@@ -286,6 +295,18 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 			t->pc = in->match + 1;
 		}
 		return 0;
+	case SA_AS: /* the body is for the tasks of its role */
+		t->pc = in->role == t->role ? t->pc + 1 : in->match + 1;
+		return 0;
+	case SA_CHOOSE: /* the first branch, or the else branch (or none) and on to the END */
+		if ((double)(rt_random(&s->rt) >> 11) * (1.0 / 9007199254740992.0) < in->prob)
+			t->pc++;
+		else
+			t->pc = in->alt >= 0 ? in->alt + 1 : in->match;
+		return 0;
+	case SA_ELSE: /* the end of the first branch */
+		t->pc = in->match;
+		return 0;
 	default: /* SA_END */
 		if (pr->insn[in->match].act == SA_REPEAT) {
 			if (--t->loop[t->lsp - 1].left > 0) {
@@ -302,10 +323,10 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 
 /*
  * The units (step visits) of one iteration of the repeat at @pc, its END included, as the
- * interpreter counts them; -1 when the body holds an 'every', whose per-task counters make one
- * iteration differ from the next.
+ * interpreter counts them for a task of role @role; -1 when the body holds an 'every', whose
+ * per-task counters make one iteration differ from the next, or a 'choose', whose draws do.
  */
-double sim_iter_units(const struct program *pr, int pc)
+double sim_iter_units(const struct program *pr, int pc, int role)
 {
 	double u = 1; /* the END */
 
@@ -313,14 +334,16 @@ double sim_iter_units(const struct program *pr, int pc)
 		const struct prog_insn *in = &pr->insn[i];
 		double v;
 
-		if (in->act == SA_EVERY)
+		if (in->act == SA_EVERY || in->act == SA_CHOOSE)
 			return -1;
 		u += 1;
 		if (in->act == SA_REPEAT) {
-			if ((v = sim_iter_units(pr, i)) < 0)
+			if ((v = sim_iter_units(pr, i, role)) < 0)
 				return -1;
 			u += in->count > 0 ? (double)in->count * v : 0;
 			i = in->match;
+		} else if (in->act == SA_AS && in->role != role) {
+			i = in->match; /* another role's block: the 'as' alone, not its END */
 		}
 	}
 	return u;
@@ -340,7 +363,7 @@ static void skip_iterations(struct sim *s, struct sim_task *t, double target, in
 	if (!t->lsp || t->pc != t->loop[t->lsp - 1].pc || s->cfg->skip_by_steps)
 		return;
 	rep = t->pc - 1;
-	u = s->iter_units[rep];
+	u = s->iter_units[(size_t)t->role * s->prog->n + rep];
 	if (u <= 0)
 		return;
 	if (held > 0) { /* inside a critical section the walk goes on to its end */
@@ -374,7 +397,7 @@ static void skip_iterations(struct sim *s, struct sim_task *t, double target, in
 void sim_skip_ahead(struct sim *s, struct sim_task *t)
 {
 	const struct program *pr = s->prog;
-	double target = (double)(rt_random(&s->rt) >> 11) * (1.0 / 9007199254740992.0) * pr->units_per_op;
+	double target = (double)(rt_random(&s->rt) >> 11) * (1.0 / 9007199254740992.0) * pr->role_units[t->role];
 	int held = 0;
 
 	while (!s->rt.failed && (t->units < target || held > 0)) {
@@ -384,6 +407,9 @@ void sim_skip_ahead(struct sim *s, struct sim_task *t)
 		switch (in->act) {
 		case SA_REPEAT:
 		case SA_EVERY:
+		case SA_AS:
+		case SA_CHOOSE:
+		case SA_ELSE:
 		case SA_END:
 			flow(s, t, in);
 			skip_iterations(s, t, target, held);
@@ -509,6 +535,9 @@ static void run_task(struct sim *s, struct sim_task *t)
 			break;
 		case SA_REPEAT:
 		case SA_EVERY:
+		case SA_AS:
+		case SA_CHOOSE:
+		case SA_ELSE:
 		case SA_END:
 			visit(s, t, t->pc);
 			if (flow(s, t, in))

@@ -235,6 +235,29 @@ int sim_setup(struct sim *s)
 				t->every[pc] = (int64_t)(rt_random(&s->rt) % (uint64_t)s->prog->insn[pc].count);
 	}
 
+	/* roles, dealt out over the tasks in placement order (scenario_assign_roles) */
+	if (sc->nrole) {
+		int *role_of = malloc(s->rt.ntasks * sizeof(int));
+
+		if (!role_of) {
+			rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = scenario_assign_roles(sc, s->rt.ntasks, role_of, s->role_count, s->rt.err);
+		for (int i = 0; !rc && i < s->rt.ntasks; i++)
+			s->task[i].role = role_of[i];
+		free(role_of);
+		if (rc)
+			goto out;
+		for (int r = 0; r <= sc->nrole; r++) {
+			snprintf(s->res->roles[r].name, SC_NAME, "%s", r < sc->nrole ? sc->role[r].name : "(none)");
+			s->res->roles[r].ntasks = s->role_count[r];
+		}
+		s->res->nroles = sc->nrole + (s->role_count[sc->nrole] > 0);
+	} else {
+		s->role_count[0] = s->rt.ntasks;
+	}
+
 	/* cache lines: objects grouped by the line the kernel layout puts them on */
 	for (int o = 0; o < nobj; o++) {
 		const struct sc_object *ob = &sc->obj[o];

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Operations done, and the share of the current one by its steps (a task's own, by its role). */
 static double progress(const struct sim *s, const struct sim_task *t)
 {
-	double f = t->units / s->prog->units_per_op;
+	double f = t->units / s->prog->role_units[t->role];
 
 	return t->ops + (f < 1 ? f : 0.999999);
 }
@@ -63,6 +64,51 @@ static void window_stats(struct sim *s, sim_time_t t1)
 			res->cold_max = s->task[i].cold;
 }
 
+/*
+ * A scenario with roles, at the window's end: each role's rate by Little's law from its own
+ * tasks' step times (its tasks / the mean duration of its operation, as for the whole run
+ * below), or from its counted progress where a step of it was never seen; the run's rate is
+ * their sum.  @p0: each task's progress at the window's start.
+ */
+static void role_rates(struct sim *s, const double *p0)
+{
+	struct sim_result *res = s->res;
+	const struct program *pr = s->prog;
+	double counted[SIM_MAX_ROLES] = {0}, total = 0;
+
+	for (int i = 0; i < s->rt.ntasks; i++)
+		counted[s->task[i].role] += progress(s, &s->task[i]) - p0[i];
+	for (int r = 0; r <= pr->nrole; r++) {
+		struct sim_role_stats *rs = &res->roles[r];
+		double op_ps = 0;
+		int known = 1;
+
+		for (int pc = 0; pc < pr->n && known; pc++) {
+			size_t k = (size_t)r * pr->n + pc;
+			double v = pr->role_visits[k];
+
+			if (v <= 0)
+				continue;
+			if (s->rstep_n[k] > 0 || s->rstep_ps[k] > 0)
+				op_ps += v * s->rstep_ps[k] / (s->rstep_n[k] > 0 ? s->rstep_n[k] : 1);
+			else if (s->rstep_n_all[k] > 0)
+				op_ps += v * s->rstep_ps_all[k] / s->rstep_n_all[k];
+			else
+				known = 0;
+		}
+		if (!s->role_count[r])
+			rs->ops_per_s = 0;
+		else if (known && op_ps > 0)
+			rs->ops_per_s = s->role_count[r] * 1e12 / op_ps;
+		else
+			rs->ops_per_s = counted[r] / res->window_s;
+		rs->ops = rs->ops_per_s * res->window_s;
+		total += rs->ops_per_s;
+	}
+	res->ops_per_s = total;
+	res->ops = total * res->window_s;
+}
+
 static sim_time_t slept(const struct sim_task *t, sim_time_t at)
 {
 	return t->rt.sleep_total + (t->rt.state == T_SLEEP && at > t->rt.sleep_since ? at - t->rt.sleep_since : 0);
@@ -91,8 +137,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
 	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0;
-	int rc, measuring = 0, complete = 0, rare_pc = -1;
+	int rc, measuring = 0, complete = 0, rare_pc = -1, nslots;
 	double rarest;
+	const double *visits = cfg->prog->visits; /* per operation of the average task of this run */
 
 	memset(&s, 0, sizeof(s));
 	memset(res, 0, sizeof(*res));
@@ -119,14 +166,31 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	s.work_cap = cfg->max_work > 0 ? (uint64_t)fmin(cfg->max_work, 1.8e19) : (uint64_t)SIM_MAX_WORK;
 	if ((rc = sim_setup(&s)))
 		goto out;
-	s.iter_units = calloc(s.prog->n + 1, sizeof(double));
+	nslots = s.prog->nrole + 1;
+	s.iter_units = calloc((size_t)nslots * s.prog->n + 1, sizeof(double));
 	if (!s.iter_units) {
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (int pc = 0; pc < s.prog->n; pc++)
-		if (s.prog->insn[pc].act == SA_REPEAT)
-			s.iter_units[pc] = sim_iter_units(s.prog, pc);
+	for (int r = 0; r < nslots; r++)
+		for (int pc = 0; pc < s.prog->n; pc++)
+			if (s.prog->insn[pc].act == SA_REPEAT)
+				s.iter_units[(size_t)r * s.prog->n + pc] = sim_iter_units(s.prog, pc, r);
+	if (s.prog->nrole) {
+		size_t nk = (size_t)nslots * s.prog->n + 1;
+
+		s.mix_visits = calloc(s.prog->n + 1, sizeof(double));
+		s.rstep_ps = calloc(nk, sizeof(double));
+		s.rstep_n = calloc(nk, sizeof(double));
+		s.rstep_ps_all = calloc(nk, sizeof(double));
+		s.rstep_n_all = calloc(nk, sizeof(double));
+		if (!s.mix_visits || !s.rstep_ps || !s.rstep_n || !s.rstep_ps_all || !s.rstep_n_all) {
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+			goto out;
+		}
+		program_mix_visits(s.prog, s.role_count, s.mix_visits);
+		visits = s.mix_visits;
+	}
 	s.step_ps = calloc(s.prog->n + 1, sizeof(double));
 	s.step_n = calloc(s.prog->n + 1, sizeof(double));
 	s.step_ps_all = calloc(s.prog->n + 1, sizeof(double));
@@ -143,13 +207,16 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
-	rarest = program_rarest_visits(s.prog);
+	rarest = 1;
+	for (int pc = 0; pc < s.prog->n; pc++) /* as program_rarest_visits, over this run's tasks */
+		if (visits[pc] > 0 && visits[pc] < rarest)
+			rarest = visits[pc];
 	warm = cfg->warmup_events ? cfg->warmup_events : 20000 + 1000ULL * s.rt.ntasks;
 	/* a step rarer than once an operation (an munmap every 32768 faults): the warm-up and the
 	 * window each last until it has been visited once per task, so that a convoy it causes has
 	 * formed before the window and is seen whole in it */
 	for (int pc = 0; pc < s.prog->n && rarest < 1 && rare_pc < 0; pc++)
-		if (s.prog->visits[pc] == rarest)
+		if (visits[pc] == rarest)
 			rare_pc = pc;
 	meas = cfg->measure_events ? cfg->measure_events : 200000 + 2000ULL * s.rt.ntasks;
 
@@ -192,6 +259,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			}
 			memset(s.step_ps, 0, s.prog->n * sizeof(double));
 			memset(s.step_n, 0, s.prog->n * sizeof(double));
+			if (s.rstep_ps) {
+				memset(s.rstep_ps, 0, (size_t)nslots * s.prog->n * sizeof(double));
+				memset(s.rstep_n, 0, (size_t)nslots * s.prog->n * sizeof(double));
+			}
 			s.win_t0 = t0;
 			s.measuring = 1;
 			o0 = s.ops_done;
@@ -279,10 +350,13 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			const struct sim_task *t = &s.task[i];
 			sim_time_t from = t->mark > t0 ? t->mark : t0;
 
-			if (t->rt.state != T_DONE && t->pc < s.prog->n && t1 > from)
+			if (t->rt.state != T_DONE && t->pc < s.prog->n && t1 > from) {
 				s.step_ps[t->pc] += (double)(t1 - from);
+				if (s.rstep_ps)
+					s.rstep_ps[(size_t)t->role * s.prog->n + t->pc] += (double)(t1 - from);
+			}
 		}
-		for (int pc = 0; pc < s.prog->n && known; pc++) {
+		for (int pc = 0; pc < s.prog->n && known && !s.prog->nrole; pc++) {
 			if (s.prog->visits[pc] <= 0)
 				continue;
 			if (s.step_n[pc] > 0 || s.step_ps[pc] > 0)
@@ -292,7 +366,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			else
 				known = 0;
 		}
-		if (known && op_ps > 0) {
+		if (s.prog->nrole) {
+			role_rates(&s, p0);
+		} else if (known && op_ps > 0) {
 			res->ops_per_s = s.rt.ntasks * 1e12 / op_ps;
 			res->ops = res->ops_per_s * res->window_s;
 		}
@@ -301,6 +377,20 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	if (cfg->ops_per_task > 0)
 		res->ops_per_s = res->ops / res->window_s;
 	res->ops_per_s_task = res->ops_per_s / s.rt.ntasks;
+	if (cfg->ops_per_task > 0 && s.prog->nrole) { /* each role's rate over its own makespan */
+		for (int r = 0; r < nslots; r++) {
+			struct sim_role_stats *rs = &res->roles[r];
+			sim_time_t end = 0;
+
+			for (int i = 0; i < s.rt.ntasks; i++)
+				if (s.task[i].role == r && s.task[i].done_at > end)
+					end = s.task[i].done_at;
+			rs->ops = (double)cfg->ops_per_task * s.role_count[r];
+			rs->ops_per_s = end > 0 ? rs->ops / (end / 1e12) : 0;
+		}
+	}
+	for (int r = 0; r < nslots && s.prog->nrole; r++)
+		res->roles[r].ops_per_s_task = s.role_count[r] ? res->roles[r].ops_per_s / s.role_count[r] : 0;
 	for (int li = 0; li < s.rt.nlines; li++) {
 		struct rt_line *l = &s.rt.line[li];
 
@@ -319,15 +409,20 @@ out:
 	free(s.step_ps_all);
 	free(s.step_n_all);
 	free(s.iter_units);
+	free(s.mix_visits);
+	free(s.rstep_ps);
+	free(s.rstep_n);
+	free(s.rstep_ps_all);
+	free(s.rstep_n_all);
 	sim_teardown(&s);
 	return rc;
 }
 
 /* ---- the work of a run, before running it ------------------------------- */
 
-/* Steps skip_ahead walks one at a time through pcs [from, to) at most (repeats without an
- * 'every' are jumped over, skip_iterations). */
-static double walk_cost(const struct program *pr, int from, int to)
+/* Steps skip_ahead walks one at a time through pcs [from, to) at most, for a task of role @role
+ * (repeats without an 'every' or a 'choose' are jumped over, skip_iterations). */
+static double walk_cost(const struct program *pr, int from, int to, int role)
 {
 	double c = 0;
 
@@ -336,9 +431,9 @@ static double walk_cost(const struct program *pr, int from, int to)
 
 		c += 1;
 		if (in->act == SA_REPEAT && in->count > 0) {
-			double body = walk_cost(pr, i + 1, in->match) + 1;
+			double body = walk_cost(pr, i + 1, in->match, role) + 1;
 
-			c += sim_iter_units(pr, i) > 0 ? body : (double)in->count * body;
+			c += sim_iter_units(pr, i, role) > 0 ? body : (double)in->count * body;
 			i = in->match;
 		}
 	}
@@ -372,6 +467,24 @@ double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len
 	double shared = 1, r, rarest = program_rarest_visits(pr), n = cfg->ntasks, total;
 	double warm = cfg->warmup_events ? (double)cfg->warmup_events : 20000 + 1000 * n;
 	double meas = cfg->measure_events ? (double)cfg->measure_events : 200000 + 2000 * n;
+	double upo = pr->units_per_op, walk;
+	const double *visits = pr->visits;
+	double *mix = NULL;
+	int count[SC_MAX_ROLES + 1];
+
+	/* roles: the steps of this run's average task (roles that do not fit: sim_run says so) */
+	if (pr->nrole && !scenario_assign_roles(pr->sc, cfg->ntasks, NULL, count, NULL) &&
+	    (mix = calloc(pr->n + 1, sizeof(double)))) {
+		upo = program_mix_visits(pr, count, mix);
+		visits = mix;
+		rarest = 1;
+		for (int pc = 0; pc < pr->n; pc++)
+			if (mix[pc] > 0 && mix[pc] < rarest)
+				rarest = mix[pc];
+	}
+	walk = walk_cost(pr, 0, pr->n, pr->nrole);
+	for (int k = 0; k < pr->nrole; k++) /* the longest walk of any role */
+		walk = fmax(walk, walk_cost(pr, 0, pr->n, k));
 
 	/* the steps that may need an event: shared lines and locks (each after a resume) */
 	for (int pc = 0; pc < pr->n; pc++)
@@ -386,14 +499,14 @@ double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len
 		case SA_TRYLOCK:
 		case SA_UNLOCK:
 		case SA_DOWNGRADE:
-			shared += 2 * pr->visits[pc];
+			shared += 2 * visits[pc];
 			break;
 		default:
 			break;
 		}
-	r = pr->units_per_op / shared; /* steps interpreted per event */
+	r = upo / shared; /* steps interpreted per event */
 	if (cfg->ops_per_task > 0) {
-		total = n * (double)cfg->ops_per_task * (pr->units_per_op + shared);
+		total = n * (double)cfg->ops_per_task * (upo + shared);
 		if (why)
 			snprintf(why, why_len,
 				 "%lld operations per task (--ops-per-task or the scenario's work) x %d "
@@ -402,23 +515,23 @@ double sim_work_estimate(const struct sim_config *cfg, char *why, size_t why_len
 	} else {
 		/* sim_run's rules: a warm-up of events, a window of events + steps / 16, both
 		 * stretched (to 50 times) until each task has done the rarest step once */
-		double seen = n * pr->units_per_op / rarest, base_vis = meas * r / (1 + r / 16);
+		double seen = n * upo / rarest, base_vis = meas * r / (1 + r / 16);
 		double warm_vis = warm * r, win_vis = base_vis;
 
 		if (rarest < 1 && seen > warm_vis)
 			warm_vis = fmin(seen, 50 * warm_vis);
 		if (seen > win_vis)
 			win_vis = fmin(seen, 50 * meas / (1 / r + 1.0 / 16));
-		total = warm + warm_vis + win_vis / r + win_vis +
-			n * fmin(walk_cost(pr, 0, pr->n), pr->units_per_op + pr->n);
+		total = warm + warm_vis + win_vis / r + win_vis + n * fmin(walk, upo + pr->n);
 		if (why)
 			snprintf(why, why_len, "%.3g events measured (--events) at %d task%s", meas, cfg->ntasks,
 				 cfg->ntasks > 1 ? "s" : "");
 	}
 	/* whatever the window, a point means nothing before one task has done one operation */
-	if (total < pr->units_per_op)
-		total = pr->units_per_op;
-	if (why && pr->units_per_op > 1e6)
+	if (total < upo)
+		total = upo;
+	if (why && upo > 1e6)
 		name_repeats(pr, why, why_len);
+	free(mix);
 	return total;
 }

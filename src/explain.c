@@ -113,12 +113,21 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		double util;
 	} lim = {"", 0};
 	char buf[160];
+	/* calls per operation of the run's average task: with roles, its own mix of them */
+	const double *visits = pr->visits;
+	double *mix = pr->nrole ? calloc(n + 1, sizeof(double)) : NULL;
+	int count[SC_MAX_ROLES + 1];
 
-	if (!fn || !ob) {
+	if (!fn || !ob || (pr->nrole && !mix)) {
 		free(fn);
 		free(ob);
+		free(mix);
 		fprintf(stderr, "mmsim: out of memory\n");
 		return;
+	}
+	if (mix && !scenario_assign_roles(sc, x->cfg->ntasks, NULL, count, NULL)) {
+		program_mix_visits(pr, count, mix);
+		visits = mix;
 	}
 	for (int pc = 0; pc < n; pc++) {
 		const struct prog_insn *in = &pr->insn[pc];
@@ -131,12 +140,12 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		i = add_row(fn, &nf, sc->fn[in->fn]);
 		fn[i].on_ps += on;
 		fn[i].off_ps += off;
-		fn[i].calls += pr->visits[pc];
+		fn[i].calls += visits[pc];
 		step_object(x, in, buf, sizeof(buf));
 		i = add_row(ob, &no, buf);
 		ob[i].on_ps += on;
 		ob[i].off_ps += off;
-		ob[i].calls += pr->visits[pc];
+		ob[i].calls += visits[pc];
 		on_total += on;
 		all_total += st->task_ps;
 	}
@@ -158,6 +167,9 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		else
 			fprintf(f, "  %.0f ops/s (%.0f per task); window %.3g ms of simulated time\n", res->ops_per_s,
 				res->ops_per_s_task, res->window_s * 1e3);
+		for (int r = 0; r < res->nroles; r++)
+			fprintf(f, "  role %-20s %4d tasks, %.0f ops/s (%.0f per task)\n", res->roles[r].name,
+				res->roles[r].ntasks, res->roles[r].ops_per_s, res->roles[r].ops_per_s_task);
 		fprintf(f, "  task-time: %.1f%% on a CPU (as perf sees it), %.1f%% asleep (off-CPU)\n",
 			all_total > 0 ? 100.0 * on_total / all_total : 0,
 			all_total > 0 ? 100.0 * (all_total - on_total) / all_total : 0);
@@ -277,4 +289,5 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 	}
 	free(fn);
 	free(ob);
+	free(mix);
 }

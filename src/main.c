@@ -544,6 +544,14 @@ static int band_entries(const struct run *r, int ks)
 	return n;
 }
 
+/* The one-task point efficiency is measured against, run beside curve @c's own points: unless the
+ * curve has it, or the scenario's roles need more than one task (then efficiency and 'linear'
+ * are 0). */
+static int extra_point(const struct run *r, int c)
+{
+	return r->tasks[0] != 1 && !scenario_assign_roles(r->prog[c].sc, 1, NULL, NULL, NULL);
+}
+
 /*
  * Every run bounded: the work of all the simulations the command will run, estimated from the
  * programs and options before any of them starts, against --max-work.  The refusal names what
@@ -578,10 +586,15 @@ static int check_work(const struct run *r, int compare, struct mm_error *err)
 
 			if (!on && !(compare == 2 && m == (int)r->sc[c].mode))
 				continue;
-			for (int p = 0; p < r->npts + (r->tasks[0] != 1); p++) {
+			for (int p = 0; p < r->npts + extra_point(r, c); p++) {
 				struct sim_config cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
 								     p < r->npts ? r->tasks[p] : 1);
 				double w = sim_work_estimate(&cfg, why, sizeof(why)), times = 1;
+				int rc;
+
+				/* roles that do not fit a task count: refused before anything runs */
+				if ((rc = scenario_assign_roles(cfg.prog->sc, cfg.ntasks, NULL, NULL, err)))
+					return rc;
 
 				if (p < r->npts)
 					times = mult_seeds + (r->o.band ? 2.0 * band_entries(r, ks) : 0) +
@@ -608,7 +621,7 @@ static int check_work(const struct run *r, int compare, struct mm_error *err)
 static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out, struct mm_error *err)
 {
 	/* the one-task point that efficiency is measured against, unless the curve has it */
-	int extra = r->tasks[0] != 1, per = r->npts + extra, njobs = 0, rc;
+	int per = r->npts + 1, njobs = 0, rc;
 	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per, sizeof(*jobs));
 
 	if (!jobs)
@@ -620,7 +633,7 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 			if (!mode_on)
 				continue;
 			r->curve[c].has_mode[m] = 1;
-			for (int p = 0; p < per; p++)
+			for (int p = 0; p < r->npts + extra_point(r, c); p++)
 				jobs[njobs++].cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
 								 p < r->npts ? r->tasks[p] : 1);
 		}
@@ -643,7 +656,10 @@ static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out
 				continue;
 			for (int p = 0; p < r->npts; p++)
 				cv->res[m][p] = &jobs[njobs++].res;
-			cv->linear1[m] = extra ? jobs[njobs++].res.ops_per_s : cv->res[m][0]->ops_per_s;
+			if (extra_point(r, c))
+				cv->linear1[m] = jobs[njobs++].res.ops_per_s;
+			else
+				cv->linear1[m] = r->tasks[0] == 1 ? cv->res[m][0]->ops_per_s : 0;
 		}
 	}
 	*jobs_out = jobs;

@@ -13,11 +13,35 @@
 
 static const char *const mode_name[2] = {"threads", "processes"};
 
+/* The roles a curve's points report: the most any point has (the last, "(none)", comes and goes
+ * with the tasks left without a role); 0 for a scenario without roles. */
+static int curve_roles(const struct curve *cv, int m)
+{
+	int n = 0;
+
+	for (int p = 0; p < cv->npts; p++)
+		n = cv->res[m][p]->nroles > n ? cv->res[m][p]->nroles : n;
+	return n;
+}
+
+/* The role columns' names, and their width: at least 12 characters. */
+static int role_header(const struct sim_role_stats *rs, const char *what, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s_%s", rs->name, what);
+
+	return n < 12 ? 12 : n;
+}
+
 void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves)
 {
+	static const char *const names[3] = {"tasks", "ops/s", "ops/s/task"};
+	char head[2 * SC_NAME];
+
 	fprintf(f, "# machine: %s (%s); %s\n", ctx->machine, ctx->machine_desc, ctx->topology);
 	for (int i = 0; i < ncurves; i++) {
 		const struct curve *cv = &c[i];
+		const struct sim_role_stats *roles = NULL;
+		int nroles;
 
 		for (int m = 0; m < 2; m++) {
 			if (!cv->has_mode[m])
@@ -31,6 +55,18 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 				fprintf(f, " %14s %14s", "band_low", "band_high");
 			if (cv->nseeds > 1)
 				fprintf(f, " %14s %14s", "seeds_min", "seeds_max");
+			/* a scenario with roles: each role's tasks, ops/s and ops/s per task */
+			nroles = curve_roles(cv, m);
+			for (int p = 0; nroles && p < cv->npts; p++)
+				if (cv->res[m][p]->nroles == nroles)
+					roles = cv->res[m][p]->roles;
+			for (int k = 0; k < nroles; k++) {
+				for (int q = 0; q < 3; q++) {
+					int w = role_header(&roles[k], names[q], head, sizeof(head));
+
+					fprintf(f, " %*s", w, head);
+				}
+			}
 			fputc('\n', f);
 			for (int p = 0; p < cv->npts; p++) {
 				const struct sim_result *r = cv->res[m][p];
@@ -47,6 +83,16 @@ void report_table(FILE *f, const struct report_ctx *ctx, const struct curve *c, 
 
 					curve_seed_range(cv, m, p, &lo, &hi);
 					fprintf(f, cv->fixed_work ? " %14.6f %14.6f" : " %14.0f %14.0f", lo, hi);
+				}
+				for (int k = 0; k < nroles; k++) {
+					const struct sim_role_stats *rs = k < r->nroles ? &r->roles[k] : NULL;
+
+					fprintf(f, " %*d", role_header(&roles[k], names[0], head, sizeof(head)),
+						rs ? rs->ntasks : 0);
+					fprintf(f, " %*.0f", role_header(&roles[k], names[1], head, sizeof(head)),
+						rs ? rs->ops_per_s : 0.0);
+					fprintf(f, " %*.1f", role_header(&roles[k], names[2], head, sizeof(head)),
+						rs ? rs->ops_per_s_task : 0.0);
 				}
 				fputc('\n', f);
 			}
@@ -202,6 +248,14 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 					curve_seed_range(cv, m, p, &lo, &hi);
 					fprintf(f, ", \"seeds\": %d, \"seeds_min\": %.9g, \"seeds_max\": %.9g",
 						cv->nseeds, lo, hi);
+				}
+				for (int k = 0; k < r->nroles; k++) {
+					fprintf(f, "%s{\"name\": ", k ? ", " : ",\n        \"roles\": [");
+					json_str(f, r->roles[k].name);
+					fprintf(f,
+						", \"tasks\": %d, \"ops_per_s\": %.6g, \"ops_per_s_per_task\": %.6g}%s",
+						r->roles[k].ntasks, r->roles[k].ops_per_s, r->roles[k].ops_per_s_task,
+						k == r->nroles - 1 ? "]" : "");
 				}
 				fputc('}', f);
 			}

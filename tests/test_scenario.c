@@ -607,6 +607,13 @@ static void test_lock_pairs(void **state)
 	    {"  f lock L read\n  f downgrade L\n  f unlock L read\n", "pairs.scn:6: 'L' is downgraded but not held"},
 	    {"  repeat 2\n    f lock L write\n  end\n  f unlock L write\n",
 	     "pairs.scn:6: 'L' is taken inside this block but not released in it"},
+	    /* each branch of a choose, and a role's block, is a block of its own */
+	    {"  choose 50%\n    f lock L write\n  else\n    f unlock L write\n  end\n",
+	     "pairs.scn:6: 'L' is taken inside this block but not released in it"},
+	    {"  f lock L read\n  choose 50%\n  else\n    f unlock L read\n  end\n",
+	     "pairs.scn:5: 'L' is released inside this block but not taken in it"},
+	    {"  as R\n    f lock L read\n  end\n  f unlock L read\n",
+	     "pairs.scn:7: 'L' is taken inside this block but not released in it"},
 	};
 	struct kern kk;
 
@@ -619,7 +626,8 @@ static void test_lock_pairs(void **state)
 		struct mm_error err = {0};
 
 		snprintf(text, sizeof(text),
-			 "scenario p\nlock L rwsem scope mm\nvariant a kernel 5.11 \"A\"\nbegin\n%s", bad[i].body);
+			 "scenario p\nlock L rwsem scope mm\nvariant a kernel 5.11 \"A\"\n%sbegin\n%s",
+			 strstr(bad[i].body, "as R") ? "role R tasks 1\n" : "", bad[i].body);
 		parse_ok(&sc, "pairs.scn", text);
 		assert_int_equal(scenario_compile(&sc, 0, &kk.k, &pr, &err), MM_EPARSE);
 		if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)))
@@ -699,6 +707,208 @@ static void test_unknown_cost_and_count(void **state)
 	profile_free(&kk.p);
 }
 
+/* ---- roles and choose (issue 20) ------------------------------------------ */
+
+static const char roles_scn[] = "scenario roles\n"
+				"variant a kernel 5.11 \"A\"\n"
+				"role w tasks 1\n"
+				"role r share 75%\n"
+				"role q share 25%\n"
+				"define two\n"
+				"  choose 25%\n"
+				"    f compute 1ns\n"
+				"  else\n"
+				"    f compute 2ns\n"
+				"  end\n"
+				"end\n"
+				"begin\n"
+				"  f compute 10ns\n"   /* 0, line 14 */
+				"  as r\n"	       /* 1 */
+				"    f compute 20ns\n" /* 2 */
+				"    call two\n"       /* 3..7: choose, compute, else, compute, end */
+				"  end\n"	       /* 8 */
+				"  as w\n"	       /* 9 */
+				"    repeat 4\n"       /* 10 */
+				"      choose 50%\n"   /* 11 */
+				"        f compute 3ns\n"
+				"      end\n" /* 13 */
+				"    end\n"   /* 14 */
+				"  end\n";    /* 15 */
+
+/*
+ * The blocks compile to as/choose/else/end steps matched to each other, and their visits per
+ * operation are worked out by hand: a task of r runs its block and takes the first branch a
+ * quarter of the time; one of w runs 4 iterations, each a choose of 50%; q and the tasks without
+ * a role run the three steps outside (and the two 'as' lines).  The program's own visits weigh
+ * r by its 75% and w (a 'tasks N' role) by nothing.
+ */
+static void test_roles_compile(void **state)
+{
+	static const enum sc_act acts[16] = {SA_COMPUTE, SA_AS,	 SA_COMPUTE, SA_CHOOSE, SA_COMPUTE, SA_ELSE,
+					     SA_COMPUTE, SA_END, SA_END,     SA_AS,	SA_REPEAT,  SA_CHOOSE,
+					     SA_COMPUTE, SA_END, SA_END,     SA_END};
+	static const double r_vis[16] = {1, 1, 1, 1, 0.25, 0.25, 0.75, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+	static const double w_vis[16] = {1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 4, 2, 4, 4, 1};
+	static const double q_vis[16] = {1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+	double mix[16];
+	int count[4];
+	struct scenario sc;
+	struct kern kk;
+	struct program pr;
+
+	(void)state;
+	parse_ok(&sc, "roles.scn", roles_scn);
+	assert_int_equal(sc.nrole, 3);
+	assert_string_equal(sc.role[0].name, "w");
+	assert_int_equal(sc.role[0].ntasks, 1);
+	assert_int_equal(sc.role[0].line_no, 3);
+	assert_string_equal(sc.role[1].name, "r");
+	assert_near(sc.role[1].share, 75);
+	assert_int_equal(sc.role[1].ntasks, 0);
+	assert_int_equal(sc.step[3].act, SA_CHOOSE);
+	assert_int_equal(sc.step[3].line_no, 7); /* the define's line */
+	assert_near(sc.step[3].literal, 25);
+	assert_int_equal(sc.step[3].alt, 5);
+	assert_int_equal(sc.step[3].match, 7);
+	assert_int_equal(sc.step[5].match, 3);
+	assert_int_equal(sc.step[1].role, 1);
+	assert_int_equal(sc.step[9].role, 0);
+	load_kernel_file(&kk, K511_PATH);
+	compile_ok(&sc, 0, &kk.k, &pr);
+	assert_int_equal(pr.n, 16);
+	assert_int_equal(pr.nrole, 3);
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(pr.insn[i].act, acts[i]);
+		assert_near(pr.role_visits[1 * 16 + i], r_vis[i]);
+		assert_near(pr.role_visits[0 * 16 + i], w_vis[i]);
+		assert_near(pr.role_visits[2 * 16 + i], q_vis[i]);
+		assert_near(pr.role_visits[3 * 16 + i], q_vis[i]); /* no role */
+		assert_near(pr.visits[i], 0.75 * r_vis[i] + 0.25 * q_vis[i]);
+	}
+	assert_int_equal(pr.insn[1].role, 1);
+	assert_int_equal(pr.insn[1].match, 8);
+	assert_int_equal(pr.insn[8].match, 1);
+	assert_near(pr.insn[3].prob, 0.25);
+	assert_int_equal(pr.insn[3].alt, 5);
+	assert_int_equal(pr.insn[3].match, 7);
+	assert_int_equal(pr.insn[5].match, 7);
+	assert_int_equal(pr.insn[11].alt, -1);
+	assert_int_equal(pr.insn[11].match, 13);
+	assert_int_equal(pr.insn[5].fn, -1);
+	assert_int_equal(pr.insn[7].fn, -1);
+	assert_near(pr.role_units[1], 8.25);
+	assert_near(pr.role_units[0], 19);
+	assert_near(pr.role_units[2], 3);
+	assert_near(pr.units_per_op, 6.9375);
+	/* 5 tasks: w takes 1, r round(4 x 75%) = 3, q the last one; the average task's steps */
+	assert_int_equal(scenario_assign_roles(&sc, 5, NULL, count, NULL), 0);
+	assert_int_equal(count[0], 1);
+	assert_int_equal(count[1], 3);
+	assert_int_equal(count[2], 1);
+	assert_int_equal(count[3], 0);
+	assert_near(program_mix_visits(&pr, count, mix), (19 + 3 * 8.25 + 3) / 5.0);
+	assert_near(mix[12], 2 / 5.0);
+	assert_near(mix[4], 3 * 0.25 / 5);
+	assert_near(mix[0], 1);
+	program_free(&pr);
+	profile_free(&kk.p);
+	scenario_free(&sc);
+}
+
+/* The roles of @text at @ntasks, as a string of their first letters ('-': no role). */
+static void deal(const char *text, int ntasks, char *out)
+{
+	struct scenario sc;
+	int role_of[64];
+
+	parse_ok(&sc, "deal.scn", text);
+	assert_true(ntasks <= 64);
+	assert_int_equal(scenario_assign_roles(&sc, ntasks, role_of, NULL, NULL), 0);
+	for (int i = 0; i < ntasks; i++)
+		out[i] = role_of[i] < sc.nrole ? sc.role[role_of[i]].name[0] : '-';
+	out[ntasks] = 0;
+	scenario_free(&sc);
+}
+
+#define DEAL_HDR "scenario d\nvariant a kernel 5.11 \"A\"\n"
+#define DEAL_END "begin\n  f fence\n"
+
+/*
+ * Role counts and the order tasks get them, by hand: 'tasks N' roles first, the shares of the
+ * rest by cumulative rounding (the first k shares together take round(rest x their sum)), and
+ * task i to the group of least (dealt + 1/2) / count, the first declared on a tie.
+ */
+static void test_role_assignment(void **state)
+{
+	char got[65];
+	struct scenario sc;
+	struct mm_error err = {0};
+	int count[SC_MAX_ROLES + 1];
+
+	(void)state;
+	/* 40 readers and 40 writers, alternating: each socket gets half of each */
+	deal(DEAL_HDR "role r share 50%\nrole w share 50%\n" DEAL_END, 8, got);
+	assert_string_equal(got, "rwrwrwrw");
+	{
+		int role_of[80];
+
+		parse_ok(&sc, "deal.scn", DEAL_HDR "role r tasks 40\nrole w tasks 40\n" DEAL_END);
+		assert_int_equal(scenario_assign_roles(&sc, 80, role_of, count, NULL), 0);
+		assert_int_equal(count[0], 40);
+		assert_int_equal(count[1], 40);
+		assert_int_equal(count[2], 0);
+		for (int i = 0; i < 80; i++)
+			assert_int_equal(role_of[i], i % 2);
+		scenario_free(&sc);
+	}
+	/* one writer, the rest readers: the writer where its share of 1/4 falls due */
+	deal(DEAL_HDR "role w tasks 1\nrole r share 100%\n" DEAL_END, 4, got);
+	assert_string_equal(got, "rwrr");
+	/* one task of two halves: the first share rounds up (0.5), the second gets the rest (0) */
+	deal(DEAL_HDR "role r share 50%\nrole w share 50%\n" DEAL_END, 1, got);
+	assert_string_equal(got, "r");
+	/* a share of 30% of 10 tasks; the 7 left have no role, spread between them */
+	deal(DEAL_HDR "role a share 30%\n" DEAL_END, 10, got);
+	assert_string_equal(got, "-a--a---a-");
+	/* thirds of 10: round(3.33) = 3, round(6.67) - 3 = 4, 10 - 7 = 3 */
+	parse_ok(&sc, "deal.scn", DEAL_HDR "role a share 33.3%\nrole b share 33.3%\nrole c share 33.4%\n" DEAL_END);
+	assert_int_equal(scenario_assign_roles(&sc, 10, NULL, count, NULL), 0);
+	assert_int_equal(count[0], 3);
+	assert_int_equal(count[1], 4);
+	assert_int_equal(count[2], 3);
+	assert_int_equal(count[3], 0);
+	scenario_free(&sc);
+	deal(DEAL_HDR "role a share 33.3%\nrole b share 33.3%\nrole c share 33.4%\n" DEAL_END, 10, got);
+	assert_string_equal(got, "bacbacbacb");
+	/* in proportion at every prefix: within one task of k x count / n, for any mix */
+	{
+		static const char mixed[] = DEAL_HDR "role a tasks 3\nrole b share 10%\nrole c share 60%\n" DEAL_END;
+		int role_of[61], c[SC_MAX_ROLES + 1], seen[SC_MAX_ROLES + 1] = {0};
+
+		parse_ok(&sc, "deal.scn", mixed);
+		assert_int_equal(scenario_assign_roles(&sc, 61, role_of, c, NULL), 0);
+		assert_int_equal(c[0], 3);
+		assert_int_equal(c[1], 6);  /* round(58 x 0.1) */
+		assert_int_equal(c[2], 35); /* round(58 x 0.7) - 6 */
+		assert_int_equal(c[3], 17);
+		for (int k = 1; k <= 61; k++) {
+			seen[role_of[k - 1]]++;
+			for (int g = 0; g <= 3; g++)
+				assert_true(fabs(seen[g] - (double)k * c[g] / 61) < 1 + 1e-9);
+		}
+		scenario_free(&sc);
+	}
+	/* 'tasks N' roles that do not fit: the error names the file, the line and the counts */
+	parse_ok(&sc, "deal.scn", DEAL_HDR "role r tasks 40\nrole w tasks 40\n" DEAL_END);
+	assert_int_equal(scenario_assign_roles(&sc, 80, NULL, count, &err), 0);
+	assert_int_equal(scenario_assign_roles(&sc, 16, NULL, count, &err), MM_ERANGE);
+	assert_string_equal(err.msg, "deal.scn:3: role 'r' takes 40 tasks, but a run of 16 tasks leaves it 16 (the "
+				     "'tasks N' roles take 80 in all)");
+	assert_int_equal(scenario_assign_roles(&sc, 79, NULL, count, &err), MM_ERANGE);
+	assert_non_null(strstr(err.msg, "deal.scn:4: role 'w' takes 40 tasks, but a run of 79 tasks leaves it 39"));
+	scenario_free(&sc);
+}
+
 static void test_load_errors(void **state)
 {
 	struct scenario sc;
@@ -724,6 +934,15 @@ static void test_load_errors(void **state)
 	"field f scope mm\n"            \
 	"lock l spinlock scope mm\n"    \
 	"lock s rwsem scope mm\n"       \
+	"begin\n"
+
+/* 6 lines, with roles; the first step is on line 7. */
+#define RHDR                            \
+	"scenario x\n"                  \
+	"variant a kernel 5.11 \"A\"\n" \
+	"lock s rwsem scope mm\n"       \
+	"role r share 50%\n"            \
+	"role w tasks 2\n"              \
 	"begin\n"
 
 struct bad {
@@ -754,7 +973,8 @@ static const struct bad bad_cases[] = {
     {HDR "  fn load g\n", MM_EPARSE, "bad.scn:8:11: ", "unknown field 'g' (declare it with 'field' first)"},
     {HDR "  fn lock m\n", MM_EPARSE, "bad.scn:8:11: ", "unknown lock 'm' (declare it with 'lock' first)"},
     /* 'end' without an open block */
-    {HDR "  fn load f\n  end\n", MM_EPARSE, "bad.scn:9:3: ", "'end' without an open 'repeat', 'every' or 'only'"},
+    {HDR "  fn load f\n  end\n", MM_EPARSE,
+     "bad.scn:9:3: ", "'end' without an open 'repeat', 'every', 'only', 'as' or 'choose'"},
     /* unclosed blocks, reported at the opener */
     {HDR "  fn load f\n  repeat 4\n    fn load f\n", MM_EPARSE,
      "bad.scn:9:3: ", "'repeat' is never closed (expected 'end'"},
@@ -837,6 +1057,42 @@ static const struct bad bad_cases[] = {
      "bad.scn:2:18: ", "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '-1'"},
     {"scenario x\nvariant a kernel 5.11.1234567890123456789012345678901234567890 \"A\"\n", MM_EPARSE,
      "bad.scn:2:18: ", "expected a kernel version MAJOR.MINOR"},
+    /* roles, 'as' and 'choose' (issue 20): RHDR's roles are r (50%) and w (2 tasks) */
+    {RHDR "  choose 101%\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:10: ",
+     "expected the chance of the first branch, a percentage from 0% to 100% (like 25%), "
+     "found '101%'"},
+    {RHDR "  choose 25\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:10: ", "found '25'"},
+    {RHDR "  choose -1%\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:10: ", "a percentage from 0% to 100%"},
+    {RHDR "  choose 0x10%\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:10: ", "found '0x10%'"},
+    {RHDR "  choose\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:10: ", "at the end of the line"},
+    {RHDR "  choose 5% now\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:7:13: ", "unexpected 'now'"},
+    {RHDR "  fn fence\n  else\n", MM_EPARSE, "bad.scn:8:3: ", "'else' without an open 'choose'"},
+    {RHDR "  choose 5%\n    repeat 2\n      fn fence\n    else\n    end\n  end\n", MM_EPARSE,
+     "bad.scn:10:5: ", "'else' without an open 'choose' (it belongs directly to one)"},
+    {RHDR "  choose 5%\n  else\n  else\n  end\n", MM_EPARSE,
+     "bad.scn:9:3: ", "a second 'else' for the 'choose' of line 7"},
+    {RHDR "  choose 5%\n  else x\n  end\n", MM_EPARSE, "bad.scn:8:8: ", "unexpected 'x'"},
+    {RHDR "  fn fence\n  choose 50%\n    fn fence\n", MM_EPARSE, "bad.scn:8:3: ", "'choose' is never closed"},
+    {RHDR "  as q\n  fn fence\n  end\n", MM_EPARSE,
+     "bad.scn:7:6: ", "unknown role 'q' (declare it before 'begin': 'role q tasks N' or 'role q share P%')"},
+    {RHDR "  as\n  end\n", MM_EPARSE, "bad.scn:7:6: ", "expected a role name at the end of the line"},
+    {RHDR "  as r w\n  end\n", MM_EPARSE, "bad.scn:7:8: ", "unexpected 'w'"},
+    {RHDR "  as r\n    choose 1%\n      as w\n      end\n    end\n  end\n", MM_EPARSE,
+     "bad.scn:9:7: ", "'as' inside the 'as' block of line 7 (a task has one role)"},
+    {RHDR "  as w\n    fn fence\n", MM_EPARSE, "bad.scn:7:3: ", "'as' is never closed"},
+    {"scenario x\nrole r share 60%\nrole w share 50%\n", MM_EPARSE,
+     "bad.scn:3:14: ", "the roles' shares add up to 110% with this one (at most 100% of the tasks)"},
+    {"scenario x\nrole r share 100.5%\n", MM_EPARSE, "bad.scn:2:14: ", "a percentage from 0% to 100%"},
+    {"scenario x\nrole r tasks 0\n", MM_EPARSE, "bad.scn:2:14: ", "0 is out of range (expected 1 to 1000000)"},
+    {"scenario x\nrole r tasks 2%\n", MM_EPARSE, "bad.scn:2:14: ", "expected a whole number in decimal digits"},
+    {"scenario x\nrole r\n", MM_EPARSE, "bad.scn:2:8: ", "expected 'tasks N' or 'share P%' after the role name"},
+    {"scenario x\nrole r count 3\n", MM_EPARSE, "bad.scn:2:8: ", "expected 'tasks N' or 'share P%'"},
+    {"scenario x\nrole 5r tasks 3\n", MM_EPARSE, "bad.scn:2:6: ", "expected a role name"},
+    {"scenario x\nrole r tasks 3 more\n", MM_EPARSE, "bad.scn:2:16: ", "unexpected 'more'"},
+    {"scenario x\nrole r tasks 1\nrole r share 5%\n", MM_EPARSE, "bad.scn:3:6: ", "role 'r' is declared twice"},
+    {"scenario x\nrole a tasks 1\nrole b tasks 1\nrole c tasks 1\nrole d tasks 1\nrole e tasks 1\n"
+     "role f tasks 1\nrole g tasks 1\nrole h tasks 1\nrole i tasks 1\n",
+     MM_EPARSE, "bad.scn:10:1: ", "too many roles (at most 8)"},
     /* empty files, and an operation with no steps */
     {"", MM_EPARSE, "bad.scn:1:1: ", "empty scenario (expected 'scenario NAME')"},
     {"# nothing but a comment\n\n", MM_EPARSE, "bad.scn:1:1: ", "empty scenario"},
@@ -1027,6 +1283,8 @@ int main(void)
 	    cmocka_unit_test(test_unknown_cost_and_count),
 	    cmocka_unit_test(test_lock_pairs),
 	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_roles_compile),
+	    cmocka_unit_test(test_role_assignment),
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_builtin_scenarios_named_costs),
 	    cmocka_unit_test(test_literal_cost_detected),

@@ -319,6 +319,197 @@ static void skip_jumps_land_where_the_walk_lands(void **state)
 	t_world_free(&w);
 }
 
+/*
+ * skip_ahead with roles and choose: a repeat in a role's block is jumped over by the units of
+ * that role's iteration, one holding a choose (or another role's block, for the others) is
+ * walked; either way the run is the step-by-step walk's, to the bit.
+ */
+static void skip_jumps_land_where_the_walk_lands_with_roles(void **state)
+{
+	struct tworld w;
+	struct sim_result jump, walk;
+
+	world(&w, "pack:1 numa:1 core:4 pu:1", 50,
+	      "scenario skr\nop \"x\"\nfield x scope mm\nlock L rwsem scope mm\nrole a tasks 1\nrole b share 50%\n"
+	      "variant v kernel 9.9 \"t\"\nbegin\n  f compute 100ns\n  as a\n    repeat 300\n      f compute 7ns\n"
+	      "      f store x\n    end\n  end\n  repeat 200\n    as b\n"
+	      "      f load x\n    end\n    f compute 3ns\n  end\n  repeat 50\n    choose 30%\n"
+	      "      f lock L write\n      f compute 20ns\n      f unlock L write\n    else\n"
+	      "      f compute 2ns\n    end\n  end\n");
+	for (int n = 1; n <= 4; n++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct sim_config c = t_cfg(&w, n);
+
+			c.seed = seed;
+			c.measure_events = 20000;
+			t_run(&c, &jump);
+			c.skip_by_steps = 1;
+			t_run(&c, &walk);
+			assert_memory_equal(&jump, &walk, sizeof(jump));
+		}
+	t_world_free(&w);
+}
+
+/*
+ * 'choose 25%' takes its branch a quarter of the time, drawn from the run's seeded generator:
+ * in 4000 operations of one task, within 4.5 standard deviations of 1000 (sd = sqrt(4000 x 1/4
+ * x 3/4) = 27.4), the else branch the others; the makespan is 100 ns an operation and 1 us
+ * a branch taken; and the same seed draws the same branches.
+ */
+static void choose_takes_its_branch_its_share_of_the_time(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+	struct sim_step_stats steps[8];
+	double first[3];
+
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario ch\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 100ns\n  choose 25%\n"
+	      "    g compute 1000ns\n  else\n    h compute 0ns\n  end\n");
+	assert_int_equal(w.prog.n, 6);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct sim_config c = t_cfg(&w, 1);
+		double taken;
+
+		c.seed = seed;
+		c.ops_per_task = 4000;
+		c.steps = steps;
+		t_run(&c, &r);
+		taken = steps[2].visits;
+		printf("# seed %llu: the branch %.0f times in 4000\n", (unsigned long long)seed, taken);
+		assert_in_range((long)taken, 1000 - 123, 1000 + 123);
+		assert_float_equal(steps[4].visits, 4000 - taken, 0);
+		assert_float_equal(steps[1].visits, 4000, 0);
+		assert_float_equal(steps[5].visits, 4000, 0);
+		assert_float_equal(r.makespan_s, (4000 * 100e-9 + taken * 1000e-9), 1e-15);
+		first[seed - 1] = taken;
+		t_run(&c, &r); /* the same seed: the same draws */
+		assert_float_equal(steps[2].visits, taken, 0);
+	}
+	assert_true(first[0] != first[1] || first[1] != first[2]);
+	/* 0% and 100%: never and always */
+	t_world_free(&w);
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario ch\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  choose 0%\n    g compute 1000ns\n  end\n"
+	      "  choose 100%\n    h compute 10ns\n  end\n");
+	{
+		struct sim_config c = t_cfg(&w, 1);
+
+		c.ops_per_task = 100;
+		c.steps = steps;
+		t_run(&c, &r);
+		assert_float_equal(steps[1].visits, 0, 0);
+		assert_float_equal(steps[4].visits, 100, 0);
+		assert_float_equal(r.makespan_s, 100 * 10e-9, 1e-15);
+	}
+	t_world_free(&w);
+}
+
+/*
+ * Two roles of private work only, 1 us and 0.5 us an operation: each task does 1/its time, so
+ * with 4 tasks (2 of each) the roles do 2e6 and 4e6 ops/s and the run their sum; a third role
+ * left without tasks reports none.  With fixed work, each role's rate over its own makespan.
+ */
+static void each_role_reports_its_own_rate(void **state)
+{
+	struct tworld w;
+	struct sim_result r, again;
+
+	world(&w, "pack:1 numa:1 core:4 pu:1", 10,
+	      "scenario two\nop \"x\"\nrole slow share 50%\nrole fast share 50%\nrole idle share 0%\n"
+	      "variant v kernel 9.9 \"t\"\nbegin\n  as slow\n    f compute 1000ns\n  end\n  as fast\n"
+	      "    g compute 500ns\n  end\n  as idle\n    h compute 1ns\n  end\n");
+	struct sim_config c = t_cfg(&w, 4);
+
+	t_run(&c, &r);
+	assert_int_equal(r.nroles, 3); /* no task is left without a role: no "(none)" */
+	assert_string_equal(r.roles[0].name, "slow");
+	assert_string_equal(r.roles[1].name, "fast");
+	assert_int_equal(r.roles[0].ntasks, 2);
+	assert_int_equal(r.roles[1].ntasks, 2);
+	assert_int_equal(r.roles[2].ntasks, 0);
+	assert_float_equal(r.roles[0].ops_per_s_task, 1e6, 1e6 * 1e-4);
+	assert_float_equal(r.roles[1].ops_per_s_task, 2e6, 2e6 * 1e-4);
+	assert_float_equal(r.roles[0].ops_per_s, 2e6, 2e6 * 1e-4);
+	assert_float_equal(r.roles[1].ops_per_s, 4e6, 4e6 * 1e-4);
+	assert_float_equal(r.roles[2].ops_per_s, 0, 0);
+	assert_float_equal(r.ops_per_s, r.roles[0].ops_per_s + r.roles[1].ops_per_s, 1e-6);
+	assert_float_equal(r.ops_per_s, 6e6, 6e6 * 1e-4);
+	/* a fixed seed gives the same result, to the bit */
+	t_run(&c, &again);
+	assert_memory_equal(&r, &again, sizeof(r));
+	/* fixed work: 10 operations, 10 us for slow, 5 us for fast */
+	c.ops_per_task = 10;
+	t_run(&c, &r);
+	assert_float_equal(r.makespan_s, 10e-6, 1e-12);
+	assert_float_equal(r.roles[0].ops_per_s, 2 * 10 / 10e-6, 1e-3);
+	assert_float_equal(r.roles[1].ops_per_s, 2 * 10 / 5e-6, 1e-3);
+	assert_float_equal(r.roles[1].ops_per_s_task, 2e6, 1e-6);
+	t_world_free(&w);
+
+	/* a role of one task; the other two tasks have none and run the step outside alone */
+	world(&w, "pack:1 numa:1 core:4 pu:1", 10,
+	      "scenario one\nop \"x\"\nrole solo tasks 1\nvariant v kernel 9.9 \"t\"\nbegin\n  as solo\n"
+	      "    f compute 750ns\n  end\n  g compute 250ns\n");
+	c = t_cfg(&w, 3);
+	t_run(&c, &r);
+	assert_int_equal(r.nroles, 2);
+	assert_string_equal(r.roles[1].name, "(none)");
+	assert_int_equal(r.roles[0].ntasks, 1);
+	assert_int_equal(r.roles[1].ntasks, 2);
+	assert_float_equal(r.roles[0].ops_per_s, 1e6, 1e6 * 1e-4);
+	assert_float_equal(r.roles[1].ops_per_s_task, 4e6, 4e6 * 1e-4);
+	assert_float_equal(r.ops_per_s, 9e6, 9e6 * 1e-4);
+	/* more 'tasks N' than the run has: an error at the role's line */
+	{
+		struct mm_error err;
+
+		c.ntasks = 1;
+		assert_int_equal(sim_run(&c, &r, &err), 0);
+		t_world_free(&w);
+		world(&w, "pack:1 numa:1 core:4 pu:1", 10,
+		      "scenario one\nop \"x\"\nrole a tasks 2\nrole b tasks 2\nvariant v kernel 9.9 \"t\"\nbegin\n"
+		      "  as a\n    f compute 750ns\n  end\n");
+		c = t_cfg(&w, 3);
+		assert_int_equal(sim_run(&c, &r, &err), MM_ERANGE);
+		assert_non_null(
+		    strstr(err.msg, "test.scn:4: role 'b' takes 2 tasks, but a run of 3 tasks leaves it 1"));
+	}
+	t_world_free(&w);
+}
+
+/*
+ * locktest's "40 readers + 40 writers" on one rwsem: the readers and the writers are reported
+ * apart, dealt out alternately (so the packages hold them alike), and add up to the run.
+ */
+static void readers_and_writers_are_reported_apart(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+
+	world(&w, "pack:2 numa:2 core:40 pu:1", 50,
+	      "scenario lt\nop \"x\"\nlock sem rwsem scope global\nrole reader tasks 40\nrole writer tasks 40\n"
+	      "variant v kernel 9.9 \"t\"\nbegin\n  as reader\n    down_read lock sem read\n"
+	      "    cs compute 10ns\n    up_read unlock sem read\n  end\n  as writer\n"
+	      "    down_write lock sem write\n    cs compute 10ns\n    up_write unlock sem write\n  end\n"
+	      "  between compute 100ns\n");
+	struct sim_config c = t_cfg(&w, 80);
+
+	c.measure_events = 40000;
+	t_run(&c, &r);
+	printf("# 40 readers %.0f ops/s, 40 writers %.0f ops/s\n", r.roles[0].ops_per_s, r.roles[1].ops_per_s);
+	assert_int_equal(r.nroles, 2);
+	assert_string_equal(r.roles[0].name, "reader");
+	assert_string_equal(r.roles[1].name, "writer");
+	assert_int_equal(r.roles[0].ntasks, 40);
+	assert_int_equal(r.roles[1].ntasks, 40);
+	assert_true(r.roles[0].ops_per_s > 0 && r.roles[1].ops_per_s > 0);
+	assert_float_equal(r.ops_per_s, r.roles[0].ops_per_s + r.roles[1].ops_per_s, r.ops_per_s * 1e-12);
+	assert_float_equal(r.roles[0].ops_per_s_task, r.roles[0].ops_per_s / 40, 1e-6);
+	assert_int_equal(r.locks[0].violations, 0);
+	t_world_free(&w);
+}
+
 /* The estimate before a run, by hand: fixed work is tasks x ops x (steps + 2 per shared step + 1). */
 static void the_work_of_a_run_is_estimated_before_it(void **state)
 {
@@ -419,6 +610,10 @@ int main(void)
 	    cmocka_unit_test(too_many_tasks_is_an_error),
 	    cmocka_unit_test(sweep_is_deterministic_across_thread_counts),
 	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands),
+	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands_with_roles),
+	    cmocka_unit_test(choose_takes_its_branch_its_share_of_the_time),
+	    cmocka_unit_test(each_role_reports_its_own_rate),
+	    cmocka_unit_test(readers_and_writers_are_reported_apart),
 	    cmocka_unit_test(the_work_of_a_run_is_estimated_before_it),
 	    cmocka_unit_test(a_run_past_its_work_limit_is_stopped),
 	    cmocka_unit_test(progress_is_reported_within_a_point),
