@@ -127,9 +127,11 @@ struct lock_design {
 	size_t task_size; /* its per-task state of one lock operation (lk_task_priv), zeroed at each */
 	/* set up one instance (allocations, values from the kernel profile); 0 or an MM_* error */
 	int (*init)(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err);
-	/* its kernel profile section and keys (NULL-terminated by name), or NULL */
+	/* its kernel profile section and keys (NULL-terminated by name), or NULL; and the value of
+	 * keys[i] when @k does not set it (the preset of @k's release) */
 	const char *section;
 	const struct lk_key *keys;
+	double (*key_preset)(const struct kernel_profile *k, int i);
 	void (*fini)(struct lock_inst *lk);
 	/* Drive t's current lock operation (lk_state(t)->what, ->mode) one step further. */
 	int (*op)(struct rt *s, struct rt_task *t, struct lock_inst *lk);

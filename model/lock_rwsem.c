@@ -127,17 +127,23 @@ struct rwsem_task {
 
 extern const struct lock_design lock_rwsem;
 
-static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
+/* keys[i] in the preset of @k's rwsem_era */
+static double rwsem_preset(const struct kernel_profile *k, int i)
 {
-	const char *era = su->kernel->rwsem_era;
-	struct rwsem_state *r = R(lk);
-	double v[K_NKEYS];
 	size_t p = 0;
 
-	while (p + 1 < sizeof(rwsem_presets) / sizeof(rwsem_presets[0]) && strcmp(rwsem_presets[p].era, era))
+	while (p + 1 < sizeof(rwsem_presets) / sizeof(rwsem_presets[0]) && strcmp(rwsem_presets[p].era, k->rwsem_era))
 		p++;
+	return rwsem_presets[p].v[i];
+}
+
+static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
+{
+	struct rwsem_state *r = R(lk);
+	double v[K_NKEYS];
+
 	for (int k = 0; k < K_NKEYS; k++)
-		v[k] = lk_key_value(su->kernel, &lock_rwsem, rwsem_keys[k].name, rwsem_presets[p].v[k]);
+		v[k] = lk_key_value(su->kernel, &lock_rwsem, rwsem_keys[k].name, rwsem_preset(su->kernel, k));
 	r->owner = v[K_OWNER] != 0;
 	r->writer_spin = v[K_WRITER_SPIN] != 0;
 	r->writer_spin_on_readers = v[K_WRITER_SPIN_ON_READERS] != 0;
@@ -675,5 +681,6 @@ const struct lock_design lock_rwsem = {
     .fini = rwsem_fini,
     .section = "rwsem",
     .keys = rwsem_keys,
+    .key_preset = rwsem_preset,
     .op = rwsem_op,
 };

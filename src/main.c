@@ -313,6 +313,27 @@ static void show_profile(const struct profile *p)
 	}
 }
 
+/* Every lock design key as a run under @k uses it: the profile's value, or its release's preset. */
+static void show_lock_keys(const struct kernel_profile *k)
+{
+	printf("\n# lock design keys in effect (a profile's [SECTION] KEY = V sets one)\n");
+	printf("%-12s %-28s %-14s %-9s %s\n", "section", "key", "value", "from", "what it does");
+	for (int i = 0; lock_designs[i]; i++) {
+		const struct lock_design *d = lock_designs[i];
+
+		for (int j = 0; d->keys && d->keys[j].name; j++) {
+			const struct lk_key *key = &d->keys[j];
+			const double preset = d->key_preset ? d->key_preset(k, j) : 0;
+			const double v = lk_key_value(k, d, key->name, preset);
+			const int set = profile_find(k->p, d->section, key->name) != NULL;
+			char from[32];
+
+			snprintf(from, sizeof(from), "%s", set ? "profile" : "preset");
+			printf("%-12s %-28s %-14g %-9s %s\n", d->section, key->name, v, from, key->doc);
+		}
+	}
+}
+
 static int cmd_show(const struct opts *o)
 {
 	struct mm_error err;
@@ -323,10 +344,17 @@ static int cmd_show(const struct opts *o)
 	show_profile(&p);
 	profile_free(&p);
 	if (o->kernel) {
+		struct kernel_profile k;
+
 		if (profile_load(&p, "kernels", o->kernel, &err))
 			return die(1, "%s", err.msg);
+		if (kernel_profile_derive(&k, &p, &err) || lock_check_kernel(&k, &err)) {
+			profile_free(&p);
+			return die(1, "%s", err.msg);
+		}
 		printf("\n");
 		show_profile(&p);
+		show_lock_keys(&k);
 		profile_free(&p);
 	}
 	return 0;

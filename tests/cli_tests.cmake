@@ -73,6 +73,12 @@ file(WRITE ${MMSIM_CLI_DIR}/bad_kernel.conf
   "[kernel]\n# [assumed] test\nname = bad\nthis line is not ini\n")
 file(WRITE ${MMSIM_CLI_DIR}/bad_spinlock.conf
   "[kernel]\nname = linux-5.11\nversion = 5.11\nspinlock = mcs\nrwsem_era = 5.11\nvma_lock = none\n")
+file(WRITE ${MMSIM_CLI_DIR}/bad_rwsem_key.conf
+  "[kernel]\nname = k\nversion = 6.6\nspinlock = qspinlock\nrwsem_era = 6.x\nvma_lock = vma_lock\n"
+  "[rwsem]\nreader_spin = 1\nhandof_ms = 2\n")
+file(WRITE ${MMSIM_CLI_DIR}/rwsem_key.conf
+  "[kernel]\nname = k\nversion = 6.6\nspinlock = qspinlock\nrwsem_era = 6.x\nvma_lock = vma_lock\n"
+  "[rwsem]\nreader_spin = 1\n")
 file(WRITE ${MMSIM_CLI_DIR}/bad_syntax.scn
   "scenario bad\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn frobnicate f\n")
 file(WRITE ${MMSIM_CLI_DIR}/bad_cost.scn
@@ -144,6 +150,17 @@ mmsim_cli(machine_unknown_name fail
 mmsim_cli(kernel_malformed fail
   PATTERNS "bad_kernel\\.conf:4: malformed line"
   ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_kernel.conf --scenario has_pinned_write --tasks 1)
+# A misspelled [rwsem] key is refused with its line, by a run and by show; show prints every
+# lock design key in effect and where it comes from.
+mmsim_cli(kernel_bad_rwsem_key fail
+  PATTERNS "bad_rwsem_key\\.conf:9: unknown key 'handof_ms' in \\[rwsem\\] \\(the rwsem design's keys: owner"
+  ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_rwsem_key.conf --scenario has_pinned_write --tasks 1)
+mmsim_cli(show_bad_rwsem_key fail
+  PATTERNS "bad_rwsem_key\\.conf:9: unknown key 'handof_ms'"
+  ARGS show --kernel ${MMSIM_CLI_DIR}/bad_rwsem_key.conf)
+mmsim_cli(show_rwsem_keys ok
+  PATTERNS "rwsem +reader_spin +1 +profile" "rwsem +handoff_ms +4 +preset"
+  ARGS show --kernel ${MMSIM_CLI_DIR}/rwsem_key.conf)
 mmsim_cli(kernel_bad_spinlock fail
   PATTERNS "bad_spinlock\\.conf:4: \\[kernel\\] spinlock = 'mcs': expected one of: ticket qspinlock"
   ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_spinlock.conf --scenario has_pinned_write --tasks 1)

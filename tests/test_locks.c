@@ -535,26 +535,30 @@ static void rwsem_handoff_stops_a_writer_starving(void **state)
 	assert_int_equal(off.locks[0].handoffs, 0);
 }
 
-/* wake_all_readers: when a wake-up finds a reader first, 5.3+ grants every queued reader (writers
- * keep their place), 3.x only the readers up to the first writer: more readers a batch. */
-static void rwsem_wake_all_readers_wakes_bigger_batches(void **state)
+/*
+ * wake_all_readers, by hand: a writer holds the lock 50 us from time 0; two readers queue behind
+ * it at 1 us, a writer at 2 us (not spinning: writer_spin = 0), a reader at 3 us: the queue is
+ * R R W R.  At the release the head is a reader: with wake_all_readers (5.3+, d3681e269fff) every
+ * queued reader is granted at once, one batch of 3, the writer keeping its place; without (3.x),
+ * the two readers up to the writer, and the last reader only after that writer: 2 batches.
+ */
+static void rwsem_wake_all_readers_by_hand(void **state)
 {
 	const char *scn =
-	    RW_HDR "  f lock L read\n  f compute 1000ns exp\n  f unlock L read\n  f compute 200ns exp\n"
-		   "  every 3\n    f lock L write\n    f compute 2000ns exp\n    f unlock L write\n  end\n";
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+	    "role a tasks 1\nrole r tasks 2\nrole w tasks 1\nrole r2 tasks 1\nbegin\n"
+	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+	    "  as r\n    f compute 1000ns\n    f lock L read\n    f compute 1000ns\n    f unlock L read\n  end\n"
+	    "  as w\n    f compute 2000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+	    "  as r2\n    f compute 3000ns\n    f lock L read\n    f compute 1000ns\n    f unlock L read\n  end\n";
 	struct sim_result on, off;
 
-	/* the other keys held where they were when this was measured (wakes under wait_lock) */
-	rw_run("6.x", "wake_all_readers = 1\nwake_after_unlock = 0\n", "pack:1 numa:1 l3:2 core:4 pu:1", scn, 8, 0,
-	       &on);
-	rw_run("6.x", "wake_all_readers = 0\nwake_after_unlock = 0\n", "pack:1 numa:1 l3:2 core:4 pu:1", scn, 8, 0,
-	       &off);
-	print_message("readers a batch: %.2f with wake_all_readers, %.2f without\n",
-		      (double)on.locks[0].read_wakeups / on.locks[0].read_batches,
-		      (double)off.locks[0].read_wakeups / off.locks[0].read_batches);
-	assert_true(on.locks[0].read_batches > 0 && off.locks[0].read_batches > 0);
-	assert_true((double)on.locks[0].read_wakeups / on.locks[0].read_batches >
-		    (double)off.locks[0].read_wakeups / off.locks[0].read_batches);
+	rw_run("6.x", "writer_spin = 0\nwake_all_readers = 1\n", "pack:1 numa:1 core:8 pu:1", scn, 5, 1, &on);
+	rw_run("6.x", "writer_spin = 0\nwake_all_readers = 0\n", "pack:1 numa:1 core:8 pu:1", scn, 5, 1, &off);
+	assert_int_equal(on.locks[0].read_wakeups, 3);
+	assert_int_equal(on.locks[0].read_batches, 1);
+	assert_int_equal(off.locks[0].read_wakeups, 3);
+	assert_int_equal(off.locks[0].read_batches, 2);
 }
 
 int main(void)
@@ -576,7 +580,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_reader_spin_key),
 	    cmocka_unit_test(rwsem_reader_steal_queues_fewer_readers),
 	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
-	    cmocka_unit_test(rwsem_wake_all_readers_wakes_bigger_batches),
+	    cmocka_unit_test(rwsem_wake_all_readers_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
