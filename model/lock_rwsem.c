@@ -51,6 +51,7 @@ enum {
 	K_HANDOFF_MS,
 	K_TRYLOCK_CMPXCHG,
 	K_WAKE_AFTER_UNLOCK,
+	K_WRITER_QUEUE_RMW,
 	K_NKEYS
 };
 
@@ -83,6 +84,10 @@ static const struct lk_key rwsem_keys[] = {
     [K_WAKE_AFTER_UNLOCK] = {"wake_after_unlock", 0, 1, 1,
 			     "rwsem_wake and downgrade_write wake the tasks mark_wake chose (wake_up_q) after "
 			     "dropping wait_lock, not while holding it (wake_q, 4.6; 00f3c5a3df2c, 5.3)"},
+    [K_WRITER_QUEUE_RMW] = {"writer_queue_rmw", 0, 1, 1,
+			    "every writer that queues updates count with an atomic under wait_lock (3.x "
+			    "rwsem_down_write_failed's rwsem_atomic_update); 0: only the first, the others "
+			    "read it (5.3 rwsem_down_write_slowpath)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -91,17 +96,17 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
-	    wake_after_unlock;
+	    wake_after_unlock, writer_queue_rmw;
 	sim_time_t handoff_ps; /* 0: no handoff */
 	int handoff;	       /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -153,6 +158,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->trylock_cmpxchg = v[K_TRYLOCK_CMPXCHG] != 0;
 	r->handoff_ps = (sim_time_t)llround(v[K_HANDOFF_MS] * 1e9);
 	r->wake_after_unlock = v[K_WAKE_AFTER_UNLOCK] != 0;
+	r->writer_queue_rmw = v[K_WRITER_QUEUE_RMW] != 0;
 	r->wl_holder = -1;
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
@@ -330,7 +336,8 @@ enum {
 	P_RD_SLOW,     /* rwsem_down_read_slowpath */
 	P_RD_SPIN,     /* 5.11 reader optimistic spin */
 	P_QUEUE,       /* take wait_lock and queue */
-	P_SET_WAITERS, /* first waiter: RWSEM_FLAG_WAITERS on count */
+	P_SET_WAITERS, /* the waiter's atomic on count (the first: RWSEM_FLAG_WAITERS) */
+	P_WAITER_LOAD, /* a writer behind others reads count (5.3+) */
 	P_DROP_WL,     /* drop wait_lock, then sleep */
 	P_SLEEP,
 	P_TAKEN_WL,	/* took the lock under wait_lock: drop it, then owner */
@@ -425,7 +432,17 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->granted = 0;
 			st->since = rt_now(s);
 			lk_wq_push(lk, me, rd ? M_READ : M_WRITE);
-			st->phase = lk->wq_len == 1 ? P_SET_WAITERS : P_DROP_WL;
+			/* every reader undoes its reader bias with an atomic under wait_lock (3.9
+			 * rwsem_down_read_failed's rwsem_atomic_update, 6.6 rwsem_down_read_slowpath's
+			 * atomic_long_add_return), the first waiter's also setting the waiting bits; a
+			 * writer: in 3.x every one (rwsem_down_write_failed), from 5.3 the first sets
+			 * RWSEM_FLAG_WAITERS (atomic_long_or) and the others read count */
+			st->phase = rd || lk->wq_len == 1 || R(lk)->writer_queue_rmw ? P_SET_WAITERS : P_WAITER_LOAD;
+			break;
+		case P_WAITER_LOAD:
+			if (!rt_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			st->phase = P_DROP_WL;
 			break;
 		case P_SET_WAITERS:
 			if (!rt_access(s, t, cnt, COH_RMW))

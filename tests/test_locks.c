@@ -561,6 +561,41 @@ static void rwsem_wake_all_readers_by_hand(void **state)
 	assert_int_equal(off.locks[0].read_batches, 2);
 }
 
+/*
+ * writer_queue_rmw, by hand: a writer holds the lock 50 us; writers arrive at 1, 2 and 3 us (not
+ * spinning) and queue.  The first of them sets the waiting bits with an atomic either way; each
+ * later one, under wait_lock (whose line, here, also holds count: a hit), updates count with an
+ * atomic (3.x) or reads it (5.3+): 1 + 5 ns or 1 ns.  So the two later writers' down_write each
+ * spend exactly 5 ns more on a CPU with the key, the first's the same.
+ */
+static void rwsem_writer_queue_rmw_by_hand(void **state)
+{
+	const char *scn = "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			  "role a tasks 1\nrole w1 tasks 1\nrole w2 tasks 1\nrole w3 tasks 1\nbegin\n"
+			  "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+			  "  as w1\n    f compute 1000ns\n  end\n  as w2\n    f compute 2000ns\n  end\n"
+			  "  as w3\n    f compute 3000ns\n  end\n"
+			  "  as w1\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+			  "  as w2\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+			  "  as w3\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n";
+	enum { W1_LOCK = 15, W2_LOCK = 20, W3_LOCK = 25 }; /* the steps' indices in the program */
+	struct sim_step_stats on_st[64], off_st[64];
+	struct sim_result on, off;
+
+	memset(on_st, 0, sizeof(on_st));
+	memset(off_st, 0, sizeof(off_st));
+	rw_run_steps("6.x", "writer_spin = 0\nwriter_queue_rmw = 1\n", "pack:1 numa:1 core:8 pu:1", scn, 4, 1, &on,
+		     on_st);
+	rw_run_steps("6.x", "writer_spin = 0\nwriter_queue_rmw = 0\n", "pack:1 numa:1 core:8 pu:1", scn, 4, 1, &off,
+		     off_st);
+	assert_int_equal(on.locks[0].sleeps, 3);
+	assert_int_equal(off.locks[0].sleeps, 3);
+	assert_true(on_st[W1_LOCK].visits == 1 && on_st[W2_LOCK].visits == 1 && on_st[W3_LOCK].visits == 1);
+	assert_float_equal(sim_step_on_ps(&on_st[W1_LOCK]) - sim_step_on_ps(&off_st[W1_LOCK]), 0, 0.5);
+	assert_float_equal(sim_step_on_ps(&on_st[W2_LOCK]) - sim_step_on_ps(&off_st[W2_LOCK]), 5000, 0.5);
+	assert_float_equal(sim_step_on_ps(&on_st[W3_LOCK]) - sim_step_on_ps(&off_st[W3_LOCK]), 5000, 0.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +616,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_reader_steal_queues_fewer_readers),
 	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
 	    cmocka_unit_test(rwsem_wake_all_readers_by_hand),
+	    cmocka_unit_test(rwsem_writer_queue_rmw_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
