@@ -204,6 +204,15 @@ static void blocked(struct lk_task *st, int contended)
 		st->what = LK_ACQUIRE;
 }
 
+/* Join sem->waiters (under waiters.lock) at the tail, then go to @next (drop the lock, sleep). */
+static void queue(struct rt *s, struct lk_task *st, struct lock_inst *lk, int me, int mode, int next)
+{
+	st->granted = 0;
+	st->since = rt_now(s);
+	lk_wq_push(lk, me, mode);
+	st->phase = next;
+}
+
 enum {
 	P_START = 0,
 	P_DONE,
@@ -362,10 +371,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = P_RT_INC;
 			break;
 		case P_R_QUEUE: /* WQ_FLAG_EXCLUSIVE | WQ_FLAG_CUSTOM, at the tail */
-			st->granted = 0;
-			st->since = rt_now(s);
-			lk_wq_push(lk, me, M_READ);
-			st->phase = P_R_UNLOCK_WAIT;
+			queue(s, st, lk, me, M_READ, P_R_UNLOCK_WAIT);
 			break;
 		case P_R_UNLOCK_GOT:
 			if (!rt_store(s, t, blk, wl_drop, lk, 0))
@@ -461,10 +467,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_W_WL_XCHG;
 				break;
 			}
-			st->granted = 0;
-			st->since = rt_now(s);
-			lk_wq_push(lk, me, M_WRITE);
-			st->phase = P_W_UNLOCK_WAIT;
+			queue(s, st, lk, me, M_WRITE, P_W_UNLOCK_WAIT);
 			break;
 		case P_W_WL_XCHG:
 			if (!rt_access(s, t, blk, COH_RMW))
@@ -474,10 +477,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_W_UNLOCK_GOT;
 				break;
 			}
-			st->granted = 0;
-			st->since = rt_now(s);
-			lk_wq_push(lk, me, M_WRITE);
-			st->phase = P_W_UNLOCK_WAIT;
+			queue(s, st, lk, me, M_WRITE, P_W_UNLOCK_WAIT);
 			break;
 		case P_W_UNLOCK_GOT:
 			if (!rt_store(s, t, blk, wl_drop, lk, 0))
