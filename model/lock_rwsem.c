@@ -412,7 +412,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				return LK_WAIT;
 			if (lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
 				lk_count_stat(lk, LKS_SPIN);
-				rt_spin(s, t, cnt);
+				rt_spin_on_owner(s, t, cnt, lk->holder);
 				return LK_WAIT;
 			}
 			st->phase = lk->holder < 0 && !R(lk)->handoff ? P_START : P_QUEUE;
@@ -505,9 +505,10 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
 				st->phase = P_WR_STEAL;
 			} else if (lk->holder >= 0 && !R(lk)->handoff && rt_task_on_cpu(s, lk->holder)) {
+				/* rwsem_spin_on_owner: until the owner changes or goes off-CPU */
 				lk_count_stat(lk, LKS_SPIN);
 				st->phase = P_WR_RESPIN;
-				rt_spin(s, t, cnt);
+				rt_spin_on_owner(s, t, cnt, lk->holder);
 				return LK_WAIT;
 			} else if (R(lk)->writer_spin_on_readers && lk->holder < 0 && lk->nreaders && !R(lk)->handoff) {
 				/* reader-owned: spin for (20 + min(readers, 30)) us / 2 at most */

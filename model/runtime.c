@@ -60,6 +60,15 @@ static void refetch(struct rt *s, struct rt_task *st, int li)
 	enqueue(s, st, li, RQ_ACCESS, COH_LOAD);
 }
 
+/* @t no longer watches an owner (rt_spin_on_owner). */
+static void unwatch(struct rt *s, struct rt_task *t)
+{
+	if (t->watch1) {
+		rt_task(s, t->watch1 - 1)->nwatchers--;
+		t->watch1 = 0;
+	}
+}
+
 static void invalidate_spinners(struct rt *s, struct rt_line *l, int except_task)
 {
 	int u = l->spin_head, keep = -1;
@@ -78,6 +87,7 @@ static void invalidate_spinners(struct rt *s, struct rt_line *l, int except_task
 			st->state = T_WAIT_LINE;
 			st->spin_line = -1;
 			st->spin_gen++;
+			unwatch(s, st);
 			if (s->pause_ps > 0)
 				rt_schedule(s, s->eng.now + s->pause_ps, EV_REFETCH, u, l - s->line);
 			else
@@ -258,6 +268,27 @@ void rt_sleep(struct rt *s, struct rt_task *t)
 	t->state = T_SLEEP;
 	t->sleep_since = s->eng.now + t->delay;
 	t->delay = 0;
+	/* its on_cpu goes to 0: whoever spins on it as the owner sees that once the line of its
+	 * task_struct has come over, and stops */
+	for (int u = 0; t->nwatchers > 0 && u < s->ntasks; u++) {
+		struct rt_task *w = rt_task(s, u);
+
+		if (w->watch1 == t->id + 1 && w->state == T_SPIN) {
+			sim_time_t lat = s->coh.lat_ps[coh_dist(&s->coh, t->cpu, w->cpu, t->node)];
+
+			unwatch(s, w);
+			rt_schedule(s, t->sleep_since + lat, EV_SPIN_TIMEOUT, u, w->spin_gen);
+		}
+	}
+}
+
+void rt_spin_on_owner(struct rt *s, struct rt_task *t, int line, int owner)
+{
+	rt_spin(s, t, line);
+	if (owner >= 0 && owner != t->id) {
+		t->watch1 = owner + 1;
+		rt_task(s, owner)->nwatchers++;
+	}
 }
 
 void rt_sleep_for(struct rt *s, struct rt_task *t, sim_time_t ps)
@@ -382,6 +413,7 @@ void rt_dispatch(struct rt *s, const struct engine_event *ev)
 			*pp = t->spin_next;
 			t->spin_line = -1;
 			t->spin_gen++;
+			unwatch(s, t);
 			t->state = T_RUN;
 			s->client->resume(s, t);
 		}

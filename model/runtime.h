@@ -49,7 +49,9 @@ struct rt_task {
 	int spin_line, spin_next, spin_gen;
 	int wake_pending; /* an EV_WAKE is on its way */
 	sim_time_t sleep_total, sleep_since;
-	void *lk; /* the lock layer's state of its lock operation (struct lk_task) */
+	void *lk;      /* the lock layer's state of its lock operation (struct lk_task) */
+	int watch1;    /* rt_spin_on_owner: the owner it watches + 1, 0 */
+	int nwatchers; /* tasks spinning on it as an owner */
 	/* memory bandwidth: the share of its awake time the task spends streaming */
 	int node;
 	int bw_on;    /* counted in its node's sum of streaming fractions */
@@ -122,7 +124,10 @@ static inline int rt_store(struct rt *r, struct rt_task *t, int line, rt_apply_f
 void rt_prefetch(struct rt *r, struct rt_task *t, int line);
 /* Spin until another CPU writes @line (which the task must hold shared). */
 void rt_spin(struct rt *r, struct rt_task *t, int line);
-/* The same, but give up (resume) at @deadline if nothing was written. */
+/* The same, and stop (resume) once @owner goes off-CPU, a line transfer after it does: the
+ * owner->on_cpu check of rwsem_spin_on_owner and mutex_spin_on_owner. */
+void rt_spin_on_owner(struct rt *r, struct rt_task *t, int line, int owner);
+/* The same as rt_spin, but give up (resume) at @deadline if nothing was written. */
 void rt_spin_deadline(struct rt *r, struct rt_task *t, int line, sim_time_t deadline);
 /* Go off-CPU until rt_wake().  A wake-up of a task that is not asleep is ignored, so a design
  * sets its own flag before waking a task and checks it before sleeping (spurious wake-ups are

@@ -596,6 +596,37 @@ static void rwsem_writer_queue_rmw_by_hand(void **state)
 	assert_float_equal(sim_step_on_ps(&on_st[W3_LOCK]) - sim_step_on_ps(&off_st[W3_LOCK]), 5000, 0.5);
 }
 
+/*
+ * A writer spinning on the owner stops when the owner goes off-CPU (rwsem_spin_on_owner's
+ * owner_on_cpu check): the owner takes L at 1 us, computes 5 us, then waits for a per-VMA lock
+ * whose reader holds it 100 us, asleep.  A writer arriving at 2 us spins on the running owner;
+ * once the owner sleeps (at 6 us) it sees so a line transfer later (30 ns here) and queues.  Its
+ * time on a CPU in down_write: 6 - 2 = 4 us and the accesses around it (the owner reaches its
+ * sleep at about 6.2 us), not the 98 us it would spin
+ * waiting for the owner to let go.
+ */
+static void rwsem_writer_stops_spinning_when_the_owner_sleeps(void **state)
+{
+	const char *scn =
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nlock V vma_lock scope global\n"
+	    "variant v kernel 9.9 \"t\"\nrole b tasks 1\nrole a tasks 1\nrole c tasks 1\nbegin\n"
+	    "  as b\n    f lock V read\n    f compute 100000ns\n    f unlock V read\n  end\n"
+	    "  as a\n    f compute 1000ns\n    f lock L write\n    f compute 5000ns\n    f lock V write\n"
+	    "    f unlock V write\n    f unlock L write\n  end\n"
+	    "  as c\n    f compute 2000ns\n    f lock L write\n    f compute 100ns\n    f unlock L write\n  end\n";
+	enum { C_LOCK = 15 }; /* c's lock step in the program */
+	struct sim_step_stats st[64];
+	struct sim_result r;
+	double us;
+
+	memset(st, 0, sizeof(st));
+	rw_run_steps("6.x", "", "pack:1 numa:1 core:8 pu:1", scn, 3, 1, &r, st);
+	us = sim_step_on_ps(&st[C_LOCK]) / 1e6;
+	assert_true(st[C_LOCK].visits == 1);
+	if (us < 4.0 || us > 4.6)
+		fail_msg("c spent %.3f us on a CPU in down_write, expected about 4 (the owner slept at 6 us)", us);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +648,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
 	    cmocka_unit_test(rwsem_wake_all_readers_by_hand),
 	    cmocka_unit_test(rwsem_writer_queue_rmw_by_hand),
+	    cmocka_unit_test(rwsem_writer_stops_spinning_when_the_owner_sleeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
