@@ -1070,7 +1070,8 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 	}
 	for (int i = 0; i < pr->n && !rc; i++) {
 		const struct prog_insn *in = &pr->insn[i];
-		const char *name = in->obj >= 0 ? sc->obj[in->obj].name : "";
+		const char *name =
+		    in->obj >= 0 && in->obj < sc->nobj ? sc->obj[in->obj].name : ""; /* an END has obj 0 */
 		int want = in->mode == LM_READ ? HELD_READ : HELD_WRITE;
 
 		switch (in->act) {
