@@ -32,7 +32,8 @@
  *     transitions as the kernel's: EXIT -> IDLE, REPLAY -> EXIT and one more
  *     grace period, PASSED when a writer re-entered meanwhile); its own
  *     rss_lock traffic costs nothing;
- *   - a grace period is a fixed RCU_GP_PS; synchronize_rcu() is a timed
+ *   - a grace period is a fixed time ([percpu_rwsem] rcu_gp_ms, 5 ms
+ *     unless the kernel profile says); synchronize_rcu() is a timed
  *     sleep; no expedited grace periods;
  *   - per_cpu_sum() loads the counters one at a time (no memory-level
  *     parallelism), so its cost is an upper bound;
@@ -45,12 +46,25 @@
 #include "coherence.h"
 #include "lock.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-/* synchronize_rcu() "may incur several milliseconds of latency"
+/* [percpu_rwsem] rcu_gp_ms: synchronize_rcu() "may incur several milliseconds of latency"
  * (Documentation/RCU/Design/Requirements/Requirements.rst); 5 ms is a middle value, UNVERIFIED for
- * any given machine. */
-#define RCU_GP_PS (5LL * 1000 * 1000 * 1000)
+ * any given machine; a kernel profile sets its own. */
+static const struct lk_key pcpu_keys[] = {
+    {"rcu_gp_ms", 0.001, 1000, 0,
+     "one RCU grace period: what a writer's rcu_sync_enter waits when it leaves idle, and the delay "
+     "of rcu_sync_exit's callback"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static double pcpu_preset(const struct kernel_profile *k, int i)
+{
+	return 5; /* ms */
+}
+
+extern const struct lock_design lock_percpu_rwsem;
 
 enum { M_READ = 1, M_WRITE = 2 };
 enum { GP_IDLE = 0, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY }; /* kernel/rcu/sync.c */
@@ -68,6 +82,7 @@ struct pcpu_state {
 	int wl_holder;	  /* waiters.lock holder, -1 */
 	int block;	  /* the writer that set sem->block, -1 */
 	int writer;	  /* sem->writer.task (rcuwait), -1 */
+	sim_time_t gp_ps; /* one grace period */
 };
 
 /* One task's operation. */
@@ -88,6 +103,8 @@ static int pcpu_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_
 {
 	struct pcpu_state *p = P(lk);
 
+	p->gp_ps = (sim_time_t)llround(
+	    lk_key_value(su->kernel, &lock_percpu_rwsem, "rcu_gp_ms", pcpu_preset(su->kernel, 0)) * 1e9);
 	p->ncpus = su->ncpus;
 	p->cnt = calloc(su->ncpus > 0 ? su->ncpus : 1, sizeof(int));
 	p->gp_wait = malloc((su->ntasks > 0 ? su->ntasks : 1) * sizeof(int));
@@ -114,7 +131,7 @@ static void gp_advance(struct pcpu_state *p, sim_time_t now)
 		} else if (p->gp_state == GP_REPLAY) {
 			p->gp_state = GP_EXIT; /* a later rcu_sync_exit(): one more grace period */
 			p->cb_pending = 1;
-			p->cb_at += RCU_GP_PS;
+			p->cb_at += p->gp_ps;
 		} else {
 			p->gp_state = GP_IDLE;
 		}
@@ -411,7 +428,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			blocked(st, 0);
 			lk_count_stat(lk, LKS_SLEEP);
 			st->phase = P_W_GP_DONE;
-			rt_sleep_for(s, t, RCU_GP_PS);
+			rt_sleep_for(s, t, p->gp_ps);
 			return LK_WAIT;
 		case P_W_GP_DONE: /* rcu_sync_func(), called directly */
 			if (!rt_access(s, t, rss, COH_RMW) || !spin_take(s, t, lk, &p->rss_holder, rss))
@@ -658,7 +675,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				if (p->gp_state == GP_PASSED) {
 					p->gp_state = GP_EXIT; /* call_rcu_hurry(rcu_sync_func) */
 					p->cb_pending = 1;
-					p->cb_at = rt_now(s) + RCU_GP_PS;
+					p->cb_at = rt_now(s) + p->gp_ps;
 				} else if (p->gp_state == GP_EXIT) {
 					p->gp_state = GP_REPLAY;
 				}
@@ -695,5 +712,8 @@ const struct lock_design lock_percpu_rwsem = {
     .task_size = sizeof(struct pcpu_task),
     .init = pcpu_init,
     .fini = pcpu_fini,
+    .section = "percpu_rwsem",
+    .keys = pcpu_keys,
+    .key_preset = pcpu_preset,
     .op = pcpu_op,
 };
