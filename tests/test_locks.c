@@ -631,6 +631,32 @@ static void rwsem_writer_stops_spinning_when_the_owner_sleeps(void **state)
 		fail_msg("c spent %.3f us on a CPU in down_write, expected about 4 (the owner slept at 6 us)", us);
 }
 
+/*
+ * reader_steal, by hand: a writer holds the lock 50 us from time 0; a second writer queues at 1 us
+ * (not spinning); at the release it is woken and retries about 1 us later (the wake-up).  A reader
+ * arriving at 50.3 us, in that gap, finds the lock free but a waiter queued: its fast path fails.
+ * With reader_steal (5.11, 1a728dff855a) it takes the free lock in the slow path and is never
+ * queued (no reader woken); the woken writer finds it and sleeps again.  Without, it queues behind
+ * the writer and is woken after it: one reader woken.
+ */
+static void rwsem_reader_steal_by_hand(void **state)
+{
+	const char *scn =
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+	    "role a tasks 1\nrole w tasks 1\nrole r tasks 1\nbegin\n"
+	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+	    "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+	    "  as r\n    f compute 50300ns\n    f lock L read\n    f compute 1000ns\n    f unlock L read\n  end\n";
+	struct sim_result on, off;
+
+	rw_run("6.x", "writer_spin = 0\nreader_steal = 1\n", "pack:1 numa:1 core:8 pu:1", scn, 3, 1, &on);
+	rw_run("6.x", "writer_spin = 0\nreader_steal = 0\n", "pack:1 numa:1 core:8 pu:1", scn, 3, 1, &off);
+	assert_int_equal(on.locks[0].read_wakeups, 0);
+	assert_int_equal(on.locks[0].sleeps, 2); /* the writer, twice */
+	assert_int_equal(off.locks[0].read_wakeups, 1);
+	assert_int_equal(off.locks[0].sleeps, 2); /* the writer once, the reader once */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
 	    cmocka_unit_test(rwsem_wake_all_readers_by_hand),
 	    cmocka_unit_test(rwsem_writer_queue_rmw_by_hand),
+	    cmocka_unit_test(rwsem_reader_steal_by_hand),
 	    cmocka_unit_test(rwsem_writer_stops_spinning_when_the_owner_sleeps),
 	};
 
