@@ -45,20 +45,24 @@ const struct lock_kind *lock_kind_find(const char *name)
 	return NULL;
 }
 
-void lock_kind_list(char *buf, size_t cap)
+const char *lock_kind_list(unsigned caps, char *buf, size_t cap)
 {
+	int n = 0, k = 0;
 	size_t len = 0;
-	int n = 0;
 
-	while (lock_kinds[n].name)
-		n++;
+	for (int i = 0; lock_kinds[i].name; i++)
+		n += (lock_kinds[i].caps & caps) == caps;
 	buf[0] = 0;
-	for (int i = 0; i < n && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
-					i == 0	     ? ""
-					: i == n - 1 ? " or "
-						     : ", ",
-					lock_kinds[i].name);
+	for (int i = 0; lock_kinds[i].name && len < cap; i++)
+		if ((lock_kinds[i].caps & caps) == caps) {
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+						k == 0	     ? ""
+						: k == n - 1 ? " or "
+							     : ", ",
+						lock_kinds[i].name);
+			k++;
+		}
+	return buf;
 }
 
 const struct lock_design *lock_design_find(const char *name)
@@ -102,6 +106,14 @@ double lk_key_value(const struct kernel_profile *k, const struct lock_design *d,
 	return e && e->is_num ? e->num : preset;
 }
 
+/* @s appended to the list in @buf (@len bytes so far), after @sep unless the list is empty. */
+static size_t list_add(char *buf, size_t cap, size_t len, const char *sep, const char *s)
+{
+	if (len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? sep : "", s);
+	return len;
+}
+
 /* [SECTION] NAME = VALUE of a section the profile reader does not know: a design's key. */
 static int check_design_key(const struct kernel_profile *k, const struct prof_entry *e, struct mm_error *err)
 {
@@ -115,15 +127,13 @@ static int check_design_key(const struct kernel_profile *k, const struct prof_en
 		if (!d->section)
 			continue;
 		if (strcmp(d->section, e->section)) {
-			if (len < sizeof(list))
-				len += (size_t)snprintf(list + len, sizeof(list) - len, ", %s", d->section);
+			len = list_add(list, sizeof(list), len, ", ", d->section);
 			continue;
 		}
 		if (!(key = key_find(d, e->key))) {
 			len = 0;
-			for (key = d->keys; key && key->name && len < sizeof(list); key++)
-				len +=
-				    (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "", key->name);
+			for (key = d->keys; key && key->name; key++)
+				len = list_add(list, sizeof(list), len, " ", key->name);
 			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (the %s design's keys: %s)",
 				       k->p->path, e->line, e->key, e->section, d->name, list);
 		}
@@ -133,8 +143,8 @@ static int check_design_key(const struct kernel_profile *k, const struct prof_en
 				       key->whole ? "a whole number" : "a number", key->lo, key->hi, key->doc);
 		return 0;
 	}
-	return mm_fail(err, MM_EPARSE, "%s:%d: unknown section [%s] (expected %s%s)", k->p->path, e->line, e->section,
-		       KERNEL_SECTIONS, list);
+	return mm_fail(err, MM_EPARSE, "%s:%d: unknown section [%s] (expected %s%s%s)", k->p->path, e->line, e->section,
+		       KERNEL_SECTIONS, len ? ", " : "", list);
 }
 
 int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err)
@@ -153,9 +163,8 @@ int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err)
 		if (!kind->profile_key || lock_design_for(kind, k))
 			continue;
 		for (int d = 0; lock_designs[d]; d++)
-			if (!strcmp(lock_designs[d]->kind, kind->name) && len < sizeof(list))
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "",
-							lock_designs[d]->name);
+			if (!strcmp(lock_designs[d]->kind, kind->name))
+				len = list_add(list, sizeof(list), len, " ", lock_designs[d]->name);
 		e = kernel_key(k, kind->profile_key);
 		if (!e)
 			return mm_fail(err, MM_EPARSE, "%s: [kernel] has no '%s' (the design of a %s: one of: %s)",

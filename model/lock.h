@@ -54,8 +54,8 @@ struct lock_kind {
 };
 extern const struct lock_kind lock_kinds[];
 const struct lock_kind *lock_kind_find(const char *name);
-/* "spinlock, rwsem or vma_lock": the kinds, for messages. */
-void lock_kind_list(char *buf, size_t cap);
+/* The kinds with every capability in @caps (0: all), for messages: "spinlock, rwsem or vma_lock". */
+const char *lock_kind_list(unsigned caps, char *buf, size_t cap);
 
 /* ---- statistics: what one lock object did (per scenario object, over its instances) */
 

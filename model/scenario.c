@@ -288,7 +288,7 @@ static int parse_decl(struct parser *p, int is_lock)
 		if (i >= p->ntok || !(o.kind = lock_kind_find(p->tok[i].text))) {
 			char kinds[128];
 
-			lock_kind_list(kinds, sizeof(kinds));
+			lock_kind_list(0, kinds, sizeof(kinds));
 			return perr(p, i < p->ntok ? p->tok[i].col : 1, "expected a lock type: %s%s%s%s", kinds,
 				    i < p->ntok ? ", found '" : "", i < p->ntok ? p->tok[i].text : "",
 				    i < p->ntok ? "'" : "");
@@ -583,18 +583,6 @@ static int push_step(struct parser *p, struct sc_step *st)
 	return 0;
 }
 
-/* The lock kinds with every capability in @caps, for messages: "rwsem". */
-static const char *kinds_with(unsigned caps, char *buf, size_t cap)
-{
-	size_t len = 0;
-
-	buf[0] = 0;
-	for (int k = 0; lock_kinds[k].name; k++)
-		if ((lock_kinds[k].caps & caps) == caps && len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", lock_kinds[k].name);
-	return buf;
-}
-
 static int parse_body_line(struct parser *p)
 {
 	struct sc_step st = {0};
@@ -755,7 +743,7 @@ static int parse_body_line(struct parser *p)
 			return perr(p, p->tok[i - 1].col, "a %s has no read or write mode", kind->name);
 		if (st.act == SA_DOWNGRADE && !(kind->caps & LK_CAP_DOWNGRADE))
 			return perr(p, p->tok[2].col, "a %s cannot be downgraded (kinds that can: %s)", kind->name,
-				    kinds_with(LK_CAP_DOWNGRADE, buf, sizeof(buf)));
+				    lock_kind_list(LK_CAP_DOWNGRADE, buf, sizeof(buf)));
 		if (i < p->ntok && !strcmp(p->tok[i].text, "else")) {
 			/* lock_vma_under_rcu's fallback: a write-locked VMA sends the fault to mmap_lock */
 			struct sc_step alt = st;
@@ -764,7 +752,7 @@ static int parse_body_line(struct parser *p)
 				return perr(p, p->tok[i].col,
 					    "'else LOCK' follows only 'lock NAME read' of a %s (the fallback "
 					    "to mmap_lock)",
-					    kinds_with(LK_CAP_MAY_FAIL, buf, sizeof(buf)));
+					    lock_kind_list(LK_CAP_MAY_FAIL, buf, sizeof(buf)));
 			if (i + 1 >= p->ntok)
 				return perr(p, p->tok[i].col + 5, "expected an rwsem's name after 'else'");
 			if ((rc = parse_objref(p, i + 1, &alt, 1)))
