@@ -242,39 +242,6 @@ static void rwsem_readers_alone_never_sleep(void **state)
 }
 
 /*
- * Reader optimistic spinning existed from 5.3 (cf69482d62d9) until 5.11 removed it (617f3ef95177):
- * two tasks, each taking the lock for write for 2 us and then for read.  A reader that finds the
- * other task's writer running spins under 5.3 until it leaves, so no reader is ever queued and
- * woken; under 5.11 and 6.x that reader cannot steal a write-held lock, queues and sleeps.
- */
-static void rwsem_readers_spin_only_from_5_3_to_5_10(void **state)
-{
-	static const char *const eras[] = {"5.3", "5.11", "6.x"};
-
-	for (int e = 0; e < 3; e++) {
-		char hw[1024], k[512];
-		struct tworld w;
-		struct sim_result r;
-
-		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0.02);
-		t_kernel_text(k, sizeof(k), "qspinlock", eras[e]);
-		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k,
-			"scenario rs\nop \"write, then read\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
-			"begin\n  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f lock L read\n"
-			"  f compute 50ns\n  f unlock L read\n  f compute 300ns exp\n");
-		struct sim_config c = t_cfg(&w, 2);
-
-		t_run(&c, &r);
-		assert_int_equal(r.locks[0].violations, 0);
-		if (e == 0)
-			assert_int_equal(r.locks[0].read_wakeups, 0);
-		else if (r.locks[0].read_wakeups == 0)
-			fail_msg("%s: no reader queued and woken behind a running writer", eras[e]);
-		t_world_free(&w);
-	}
-}
-
-/*
  * percpu_rw_semaphore, known answers.  Readers alone write no shared line: each bumps its own
  * CPU's counter, so N readers run N times as fast as one, never wait, never sleep.  A writer
  * alone, spaced by more than a grace period, finds rcu_sync idle every time and sleeps one grace
@@ -491,17 +458,38 @@ static void rwsem_writer_spins_on_readers_for_a_bounded_time(void **state)
 	assert_true(off_us < 1);
 }
 
-/* reader_spin on the 6.x preset behaves as 5.3: no reader behind a running writer is ever queued. */
+/*
+ * reader_spin: optimistic spinning of readers existed from 5.3 (cf69482d62d9) until 5.11 removed
+ * it (617f3ef95177).  Two tasks, each taking the lock for write for 2 us and then for read: a
+ * reader that finds the other task's writer running spins until it leaves, so no reader is ever
+ * queued and woken; without the key (the 5.11 and 6.x presets) that reader cannot steal a
+ * write-held lock, queues and sleeps.  The presets, and the key set against each.
+ */
 static void rwsem_reader_spin_key(void **state)
 {
+	static const struct {
+		const char *era, *keys;
+		int spins;
+	} cases[] = {
+	    {"5.3", "", 1},
+	    {"5.11", "", 0},
+	    {"6.x", "", 0},
+	    {"6.x", "reader_spin = 1\n", 1},
+	    {"5.3", "reader_spin = 0\n", 0},
+	};
 	const char *scn = RW_HDR "  f lock L write\n  f compute 2000ns\n  f unlock L write\n  f lock L read\n"
 				 "  f compute 50ns\n  f unlock L read\n  f compute 300ns exp\n";
-	struct sim_result on, off;
 
-	rw_run("6.x", "reader_spin = 1\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &on);
-	rw_run("5.3", "reader_spin = 0\n", "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &off);
-	assert_int_equal(on.locks[0].read_wakeups, 0);
-	assert_true(off.locks[0].read_wakeups > 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_result r;
+
+		rw_run(cases[i].era, cases[i].keys, "pack:1 numa:1 core:2 pu:1", scn, 2, 0, &r);
+		if (cases[i].spins)
+			assert_int_equal(r.locks[0].read_wakeups, 0);
+		else if (r.locks[0].read_wakeups == 0)
+			fail_msg("%s %s: no reader queued and woken behind a running writer", cases[i].era,
+				 cases[i].keys);
+	}
 }
 
 /* reader_steal: readers that find the lock free in the slow path take it instead of queueing, so
@@ -703,7 +691,6 @@ int main(void)
 	    cmocka_unit_test(kernel_profile_rwsem_keys_are_checked),
 	    cmocka_unit_test(rwsem_readers_alone_never_sleep),
 	    cmocka_unit_test(percpu_rwsem_readers_scale_and_a_lone_writer_waits_a_grace_period),
-	    cmocka_unit_test(rwsem_readers_spin_only_from_5_3_to_5_10),
 	    cmocka_unit_test(rwsem_writers_sleep_and_idle_counts_it),
 	    cmocka_unit_test(rwsem_3x_wakes_the_queued_readers_in_one_batch),
 	    cmocka_unit_test(rwsem_owner_and_trylock_cost_what_they_access),

@@ -287,6 +287,25 @@ static void sweep_is_deterministic_across_thread_counts(void **state)
 	t_world_free(&w);
 }
 
+/* Runs of 1 to 4 tasks under seeds 1..@seeds give the same bytes with skip_ahead's jumps and with
+ * its step-by-step walk. */
+static void jump_equals_walk(const struct tworld *w, int seeds)
+{
+	struct sim_result jump, walk;
+
+	for (int n = 1; n <= 4; n++)
+		for (uint64_t seed = 1; seed <= (uint64_t)seeds; seed++) {
+			struct sim_config c = t_cfg(w, n);
+
+			c.seed = seed;
+			c.measure_events = 20000;
+			t_run(&c, &jump);
+			c.skip_by_steps = 1;
+			t_run(&c, &walk);
+			assert_memory_equal(&jump, &walk, sizeof(jump));
+		}
+}
+
 /*
  * skip_ahead jumps whole iterations of repeats; it must land where the step-by-step walk lands:
  * the same results to the bit, with locks held across and inside repeats, a repeat of 0, nested
@@ -295,7 +314,6 @@ static void sweep_is_deterministic_across_thread_counts(void **state)
 static void skip_jumps_land_where_the_walk_lands(void **state)
 {
 	struct tworld w;
-	struct sim_result jump, walk;
 
 	world(&w, "pack:1 numa:1 core:4 pu:1", 50,
 	      "scenario sk\nop \"x\"\nfield x scope mm\nfield y scope mm\nlock L rwsem scope mm\n"
@@ -305,17 +323,7 @@ static void skip_jumps_land_where_the_walk_lands(void **state)
 	      "    f store y\n    f compute 5ns\n  end\n  f unlock L write\n  repeat 0\n    f compute 5ns\n"
 	      "  end\n  repeat 40\n    every 3\n      f store x\n    end\n    f compute 2ns\n  end\n"
 	      "  repeat 1300\n    f compute 3ns\n  end\n");
-	for (int n = 1; n <= 4; n++)
-		for (uint64_t seed = 1; seed <= 4; seed++) {
-			struct sim_config c = t_cfg(&w, n);
-
-			c.seed = seed;
-			c.measure_events = 20000;
-			t_run(&c, &jump);
-			c.skip_by_steps = 1;
-			t_run(&c, &walk);
-			assert_memory_equal(&jump, &walk, sizeof(jump));
-		}
+	jump_equals_walk(&w, 4);
 	t_world_free(&w);
 }
 
@@ -327,7 +335,6 @@ static void skip_jumps_land_where_the_walk_lands(void **state)
 static void skip_jumps_land_where_the_walk_lands_with_roles(void **state)
 {
 	struct tworld w;
-	struct sim_result jump, walk;
 
 	world(&w, "pack:1 numa:1 core:4 pu:1", 50,
 	      "scenario skr\nop \"x\"\nfield x scope mm\nlock L rwsem scope mm\nrole a tasks 1\nrole b share 50%\n"
@@ -336,17 +343,7 @@ static void skip_jumps_land_where_the_walk_lands_with_roles(void **state)
 	      "      f load x\n    end\n    f compute 3ns\n  end\n  repeat 50\n    choose 30%\n"
 	      "      f lock L write\n      f compute 20ns\n      f unlock L write\n    else\n"
 	      "      f compute 2ns\n    end\n  end\n");
-	for (int n = 1; n <= 4; n++)
-		for (uint64_t seed = 1; seed <= 3; seed++) {
-			struct sim_config c = t_cfg(&w, n);
-
-			c.seed = seed;
-			c.measure_events = 20000;
-			t_run(&c, &jump);
-			c.skip_by_steps = 1;
-			t_run(&c, &walk);
-			assert_memory_equal(&jump, &walk, sizeof(jump));
-		}
+	jump_equals_walk(&w, 3);
 	t_world_free(&w);
 }
 
