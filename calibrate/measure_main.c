@@ -423,6 +423,7 @@ static const char *const absent_why[TOPO_NDIST] = {
     "absent here: no two cores share an L3",
     "absent here: no package has two L3 domains",
     "absent here: one package only",
+    "absent here: no hop matrix ([machine] package_hops); needed only where packages are two hops apart",
 };
 
 static const char *const class_what[TOPO_NDIST] = {
@@ -431,6 +432,7 @@ static const char *const class_what[TOPO_NDIST] = {
     "same L3: a load of a line Modified on another core of the L3 domain",
     "other L3 of the package: a load of a line Modified on a core of another L3 domain",
     "other package: a load of a line Modified on a core of another package",
+    "package two hops away: a load of a line Modified on a core of a package two interconnect hops away",
 };
 
 static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const struct about *a,
@@ -480,7 +482,7 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 		}
 		if (r)
 			key_measured(f, topo_dist_name(d), r, class_what[d], warn[0] ? warn : NULL);
-		else
+		else if (d != TOPO_REMOTE_FAR) /* hwloc gives no hop matrix: no pair is two hops apart */
 			key_carried(f, gen, "latency", topo_dist_name(d), absent_why[d]);
 	}
 	if ((r = ms_find(c, "memory_latency")))

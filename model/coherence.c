@@ -28,7 +28,12 @@ int coh_model_init(struct coh_model *m, const struct topology *topo, const struc
 	m->pkg_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
 	m->pkg_of_node = calloc(topo->nnuma, sizeof(int));
 	m->dist = malloc((size_t)topo->ncpus * topo->ncpus);
-	if (!m->core_mask || !m->l3_mask || !m->pkg_mask || !m->pkg_of_node || !m->dist) {
+	if (topo->pkg_hops) {
+		m->near_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
+		m->far_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
+	}
+	if (!m->core_mask || !m->l3_mask || !m->pkg_mask || !m->pkg_of_node || !m->dist ||
+	    (topo->pkg_hops && (!m->near_mask || !m->far_mask))) {
 		coh_model_free(m);
 		return MM_ENOMEM;
 	}
@@ -39,6 +44,13 @@ int coh_model_init(struct coh_model *m, const struct topology *topo, const struc
 		bit_set(m->l3_mask + (size_t)tc->l3 * nw, c);
 		bit_set(m->pkg_mask + (size_t)tc->package * nw, c);
 		m->pkg_of_node[tc->numa] = tc->package;
+		/* CPU c is one or two hops from every other package */
+		for (int p = 0; m->far_mask && p < topo->npackages; p++) {
+			int hops = topo_package_hops(topo, p, tc->package);
+
+			if (hops)
+				bit_set((hops > 1 ? m->far_mask : m->near_mask) + (size_t)p * nw, c);
+		}
 	}
 	for (int a = 0; a < topo->ncpus; a++)
 		for (int b = 0; b < topo->ncpus; b++)
@@ -58,6 +70,8 @@ void coh_model_free(struct coh_model *m)
 	free(m->l3_mask);
 	free(m->pkg_mask);
 	free(m->pkg_of_node);
+	free(m->near_mask);
+	free(m->far_mask);
 	free(m->dist);
 	memset(m, 0, sizeof(*m));
 }
@@ -117,7 +131,9 @@ static enum topo_dist farthest_sharer(const struct coh_model *m, const struct co
 	int others;
 
 	if (any_outside(m, l->sharers, m->pkg_mask + (size_t)tc->package * nw))
-		return TOPO_REMOTE;
+		return m->far_mask && any_inside(m, l->sharers, m->far_mask + (size_t)tc->package * nw)
+			   ? TOPO_REMOTE_FAR
+			   : TOPO_REMOTE;
 	if (any_outside(m, l->sharers, m->l3_mask + (size_t)tc->l3 * nw))
 		return via_home(m, TOPO_PACKAGE, cpu, l->home);
 	if (any_outside(m, l->sharers, m->core_mask + (size_t)tc->core * nw))
@@ -139,6 +155,9 @@ static enum topo_dist nearest_sharer(const struct coh_model *m, const struct coh
 		return TOPO_L3;
 	if (any_inside(m, l->sharers, m->pkg_mask + (size_t)tc->package * nw))
 		return via_home(m, TOPO_PACKAGE, cpu, l->home);
+	/* every sharer is on another package: one hop away, unless all are two */
+	if (m->near_mask && !any_inside(m, l->sharers, m->near_mask + (size_t)tc->package * nw))
+		return TOPO_REMOTE_FAR;
 	return TOPO_REMOTE;
 }
 
@@ -260,6 +279,7 @@ int coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx)
 	assert(!r->queued);
 	r->queued = 1;
 	r->qcpu = r->cpu;
+	r->seq = l->nqueued++;
 	list_append(pool, COH_LIST_ALL, l->qends, idx);
 	if (l->dom && l->unindexed < 0)
 		l->unindexed = idx;
@@ -308,12 +328,15 @@ static int32_t scan_nearest(const struct coh_model *m, const struct coh_line *l,
  * any from its package is of class PACKAGE, unless home_snoop makes that
  * class REMOTE (it does for all of them or none, since they share the last
  * owner's package), and then, as when the package has none, every request is
- * of one class and the oldest wins.
+ * of one class and the oldest wins; of two with a hop matrix, REMOTE before
+ * REMOTE_FAR, which the heads of the package lists give.
  */
-static int32_t index_nearest(const struct coh_model *m, const struct coh_line *l)
+static int32_t index_nearest(const struct coh_model *m, const struct coh_line *l, const struct coh_req *pool)
 {
-	const int pkg_is_remote = m->home_snoop && m->topo->cpu[l->last].package != m->pkg_of_node[l->home];
+	const struct topology *t = m->topo;
+	const int pkg_is_remote = m->home_snoop && t->cpu[l->last].package != m->pkg_of_node[l->home];
 	const int nlists = pkg_is_remote ? COH_LIST_PKG : COH_NLISTS;
+	int32_t best = -1;
 
 	for (int k = COH_LIST_CORE; k < nlists; k++) {
 		const int32_t first = dom_ends(m, l, k, l->last)[0];
@@ -321,7 +344,16 @@ static int32_t index_nearest(const struct coh_model *m, const struct coh_line *l
 		if (first >= 0)
 			return first;
 	}
-	return l->qends[0];
+	/* with a hop matrix: the oldest request of the packages one hop away (the profile refuses
+	 * home_snoop with one, so pkg_is_remote is 0 here) */
+	for (int p = 0; t->pkg_hops && p < t->npackages; p++) {
+		const int32_t first = l->dom[2 * ((size_t)t->ncores + t->nl3 + p)];
+
+		if (first >= 0 && topo_package_hops(t, t->cpu[l->last].package, p) == 1 &&
+		    (best < 0 || pool[first].seq < pool[best].seq))
+			best = first;
+	}
+	return best >= 0 ? best : l->qends[0];
 }
 
 int coh_pick(const struct coh_model *m, struct coh_line *l, struct coh_req *pool, int32_t *out, int max)
@@ -338,7 +370,7 @@ int coh_pick(const struct coh_model *m, struct coh_line *l, struct coh_req *pool
 		index_new(m, l, pool);
 	best = l->qends[0];
 	if (m->policy == ARB_LOCAL_FIRST && l->last >= 0 && l->bypass < m->batch_limit)
-		best = l->dom ? index_nearest(m, l) : scan_nearest(m, l, pool);
+		best = l->dom ? index_nearest(m, l, pool) : scan_nearest(m, l, pool);
 	l->bypass = best == l->qends[0] ? 0 : l->bypass + 1;
 
 	out[n++] = best;

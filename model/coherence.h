@@ -20,7 +20,8 @@
  * - A load granted together with every other load queued before the first
  *   exclusive request: read misses are served concurrently.
  * - Cost of a transfer = the latency of the distance class between the
- *   source and the requester.  Source: the owner; for a load of a shared
+ *   source and the requester (another package one hop away: remote; two
+ *   hops, on a machine whose profile gives package_hops: remote_far).  Source: the owner; for a load of a shared
  *   line, the nearest sharer; for an exclusive request on a shared line,
  *   the farthest sharer (all copies must be invalidated); memory when no
  *   cache holds it.  With home_snoop (two-socket AMD), a transfer between
@@ -55,6 +56,7 @@ struct coh_req {
 	/* kept by coherence.c while the request is queued; zero it before first use */
 	int32_t queued;
 	int32_t qcpu;		     /* cpu when it was queued */
+	uint64_t seq;		     /* arrival number on its line (which of two requests is older) */
 	int32_t link[COH_NLISTS][2]; /* next, prev request index in each list, or -1 */
 };
 
@@ -75,8 +77,9 @@ struct coh_line {
 	int32_t unindexed; /* with @dom: first request not yet in its domain lists, or -1 */
 	int32_t qlen;
 	int32_t *dom;
-	int32_t busy;	/* a transfer is in flight */
-	int32_t bypass; /* local-first: consecutive grants that skipped the oldest */
+	uint64_t nqueued; /* requests ever queued: the next one's seq */
+	int32_t busy;	  /* a transfer is in flight */
+	int32_t bypass;	  /* local-first: consecutive grants that skipped the oldest */
 	uint64_t grants, transfers, mem_fetches;
 	int64_t transfer_ps; /* sum of transfer times */
 };
@@ -86,7 +89,10 @@ struct coh_model {
 	int nwords;				  /* 64-bit words per CPU bitset */
 	uint64_t *core_mask, *l3_mask, *pkg_mask; /* one bitset per core / L3 / package */
 	int *pkg_of_node;			  /* package holding each NUMA node */
-	uint8_t *dist;				  /* ncpus x ncpus distance classes */
+	/* with a hop matrix (topology pkg_hops), one bitset per package: the CPUs of the packages
+	 * one hop away and of those two hops away; NULL without */
+	uint64_t *near_mask, *far_mask;
+	uint8_t *dist; /* ncpus x ncpus distance classes */
 	int64_t lat_ps[TOPO_NDIST];
 	int64_t mem_local_ps, mem_remote_ps;
 	int home_snoop;

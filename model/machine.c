@@ -45,6 +45,13 @@ int machine_load(struct machine *m, const char *name_or_path, int cores, struct 
 	}
 	if (rc)
 		goto fail;
+	if (m->hw.npkg_hops) {
+		char what[600];
+
+		snprintf(what, sizeof(what), "%s:%d: [machine] package_hops", m->prof.path, m->hw.pkg_hops_line);
+		if ((rc = topo_set_package_hops(&m->topo, m->hw.pkg_hops, m->hw.npkg_hops, what, err)))
+			goto fail;
+	}
 	if (cores > m->topo.ncpus) {
 		rc = mm_fail(err, MM_ERANGE, "--cores %d: machine '%s' has only %d logical CPUs (%s)", cores,
 			     m->hw.name, m->topo.ncpus, m->topo.summary);

@@ -481,8 +481,8 @@ static int64_t ns_to_ps(double ns)
 
 /* Keys a hardware profile may hold, per section; anything else is a typo. */
 static const char *const hw_keys[][12] = {
-    {"machine", "name", "description", "topology", 0},
-    {"latency", "self", "smt", "l3", "package", "remote", "memory_local", "memory_remote", "atomic", 0},
+    {"machine", "name", "description", "topology", "package_hops", 0},
+    {"latency", "self", "smt", "l3", "package", "remote", "remote_far", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
     {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", 0},
@@ -554,6 +554,8 @@ static const struct hw_num {
     {"latency", "l3", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_L3])},
     {"latency", "package", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_PACKAGE])},
     {"latency", "remote", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, lat_ps[TOPO_REMOTE])},
+    /* optional: needed only when package_hops puts packages 2 hops apart (hw_profile_derive) */
+    {"latency", "remote_far", HK_NS, 0.001, 1e5, 0, 1, 0, offsetof(struct hw_profile, lat_ps[TOPO_REMOTE_FAR])},
     {"latency", "memory_local", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, mem_local_ps)},
     {"latency", "memory_remote", HK_NS, 0.001, 1e5, 0, 0, 0, offsetof(struct hw_profile, mem_remote_ps)},
     {"latency", "atomic", HK_NS, 0.001, 1e4, 1, 0, 0, offsetof(struct hw_profile, atomic_ps)},
@@ -613,8 +615,107 @@ static int hw_num_set(struct hw_profile *hw, const struct profile *p, const stru
 	return 0;
 }
 
+/*
+ * [machine] package_hops = ROW/ROW/...: one row per package, each the hops (0, 1 or 2, separated
+ * by spaces) from that package to every package, in hwloc's package order.  A square matrix,
+ * symmetric, 0 exactly on the diagonal; that it has as many rows as the topology has packages is
+ * checked when the topology is loaded (machine_load).
+ */
+static int parse_package_hops(struct hw_profile *hw, const struct profile *p, const struct prof_entry *e,
+			      struct mm_error *err)
+{
+	const int max = TOPO_MAX_HOP_PACKAGES;
+	int nrows = 0, ncols[TOPO_MAX_HOP_PACKAGES];
+	const char *row = e->value;
+
+	for (;;) {
+		const char *end = strchr(row, '/');
+		size_t len = end ? (size_t)(end - row) : strlen(row);
+		char buf[sizeof(e->value)], *save, *w;
+		int n = 0;
+
+		if (nrows == max)
+			return mm_fail(err, MM_ERANGE, "%s:%d: [machine] package_hops: more than %d rows (packages)",
+				       p->path, e->line, max);
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, row);
+		for (w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save), n++) {
+			if (strlen(w) != 1 || w[0] < '0' || w[0] > '2')
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d: [machine] package_hops: row %d, entry %d: '%s' (expected 0, "
+					       "1 or 2, the hops from package %d to package %d)",
+					       p->path, e->line, nrows + 1, n + 1, w, nrows, n);
+			if (n == max)
+				return mm_fail(err, MM_ERANGE,
+					       "%s:%d: [machine] package_hops: row %d has more than %d entries",
+					       p->path, e->line, nrows + 1, max);
+			hw->pkg_hops[nrows * max + n] = (uint8_t)(w[0] - '0');
+		}
+		if (!n)
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [machine] package_hops: row %d is empty (expected ROW/ROW/...: one row "
+				       "per package, of the hops 0, 1 or 2 to each package)",
+				       p->path, e->line, nrows + 1);
+		ncols[nrows++] = n;
+		if (!end)
+			break;
+		row = end + 1;
+	}
+	for (int r = 0; r < nrows; r++)
+		if (ncols[r] != nrows)
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [machine] package_hops: row %d has %d entries but there are %d rows "
+				       "(expected a square matrix: one row and one column per package)",
+				       p->path, e->line, r + 1, ncols[r], nrows);
+	for (int a = 0; a < nrows; a++)
+		for (int b = 0; b < nrows; b++) {
+			const int h = hw->pkg_hops[a * max + b];
+
+			if ((h == 0) != (a == b))
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d: [machine] package_hops: %d hops from package %d to package %d "
+					       "(expected 0 from a package to itself and only there)",
+					       p->path, e->line, h, a, b);
+			if (h != hw->pkg_hops[b * max + a])
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d: [machine] package_hops: %d hops from package %d to %d but %d "
+					       "back (expected a symmetric matrix)",
+					       p->path, e->line, h, a, b, hw->pkg_hops[b * max + a]);
+		}
+	/* packed, npkg_hops x npkg_hops */
+	for (int a = 0; a < nrows; a++)
+		memmove(hw->pkg_hops + a * nrows, hw->pkg_hops + a * max, (size_t)nrows);
+	hw->npkg_hops = nrows;
+	hw->pkg_hops_line = e->line;
+	return 0;
+}
+
+/* A hop matrix with packages 2 hops apart needs [latency] remote_far, and rules out home_snoop. */
+static int check_two_hops(struct hw_profile *hw, const struct profile *p, struct mm_error *err)
+{
+	const int n = hw->npkg_hops;
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			if (hw->pkg_hops[a * n + b] != 2)
+				continue;
+			if (!profile_find(p, "latency", "remote_far"))
+				return mm_fail(err, MM_EPARSE,
+					       "%s: missing key 'remote_far' in section [latency]: package_hops (line "
+					       "%d) puts packages %d and %d two hops apart",
+					       p->path, hw->pkg_hops_line, a, b);
+			if (hw->home_snoop)
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d: [machine] package_hops with packages two hops apart and "
+					       "[coherence] home_snoop = 1 together are not modelled",
+					       p->path, hw->pkg_hops_line);
+			return 0;
+		}
+	return 0;
+}
+
 int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_error *err)
 {
+	const struct prof_entry *hops;
 	char arb[32];
 	int rc;
 
@@ -640,6 +741,12 @@ int hw_profile_derive(struct hw_profile *hw, const struct profile *p, struct mm_
 	for (size_t i = 0; i < sizeof(hw_nums) / sizeof(hw_nums[0]); i++)
 		if ((rc = hw_num_set(hw, p, &hw_nums[i], err)))
 			return rc;
+	/* no pair is 2 hops apart without remote_far: what stands in is never used */
+	if (!profile_find(p, "latency", "remote_far"))
+		hw->lat_ps[TOPO_REMOTE_FAR] = hw->lat_ps[TOPO_REMOTE];
+	if ((hops = profile_find(p, "machine", "package_hops")) &&
+	    ((rc = parse_package_hops(hw, p, hops, err)) || (rc = check_two_hops(hw, p, err))))
+		return rc;
 
 	/* [frequency] ACTIVE_CORES = GHZ, in increasing order of cores */
 	for (int i = 0; i < p->nentries; i++) {

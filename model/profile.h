@@ -72,7 +72,11 @@ enum arb_policy { ARB_FIFO = 0, ARB_LOCAL_FIRST };
 struct hw_profile {
 	char name[64];
 	char description[256];
-	char topology[256];		     /* "generic", "local", "xml:PATH" or an hwloc synthetic string */
+	char topology[256]; /* "generic", "local", "xml:PATH" or an hwloc synthetic string */
+	/* [machine] package_hops: npkg_hops rows of hops between packages (0, 1, 2), row-major, on
+	 * the file's line pkg_hops_line; npkg_hops 0: not given, every other package is 1 hop */
+	int npkg_hops, pkg_hops_line;
+	uint8_t pkg_hops[TOPO_MAX_HOP_PACKAGES * TOPO_MAX_HOP_PACKAGES];
 	int64_t lat_ps[TOPO_NDIST];	     /* line transfer from a CPU at that distance (SELF = L1 hit) */
 	int64_t mem_local_ps, mem_remote_ps; /* line fetched from DRAM of the local / another node */
 	int64_t atomic_ps;		     /* extra cost of a locked RMW on a line already held */

@@ -810,6 +810,19 @@ static int parse_line(struct parser *p)
 		sc->mode = !strcmp(p->tok[1].text, "threads") ? SC_THREADS : SC_PROCESSES;
 		return want_end_of_line(p, 2);
 	}
+	if (!strcmp(w, "placement")) {
+		if (sc->placement_line)
+			return perr(p, p->tok[0].col, "'placement' appears twice (first at line %d)",
+				    sc->placement_line);
+		if (p->ntok < 2 || topo_placement_parse(p->tok[1].text, &sc->placement))
+			return perr(p, p->ntok < 2 ? p->tok[0].col + 10 : p->tok[1].col,
+				    "expected 'wis' (pinned as will-it-scale pins them) or 'spread' (unpinned, where "
+				    "the scheduler puts them) after 'placement'%s%s%s",
+				    p->ntok < 2 ? "" : ", found '", p->ntok < 2 ? "" : p->tok[1].text,
+				    p->ntok < 2 ? "" : "'");
+		sc->placement_line = p->line;
+		return want_end_of_line(p, 2);
+	}
 	if (!strcmp(w, "work")) {
 		long n;
 
@@ -876,8 +889,8 @@ static int parse_line(struct parser *p)
 	}
 	return perr(
 	    p, p->tok[0].col,
-	    "unknown keyword '%s' (expected scenario, title, op, mode, work, field, lock, variant, role, define or "
-	    "begin)",
+	    "unknown keyword '%s' (expected scenario, title, op, mode, work, placement, field, lock, variant, role, "
+	    "define or begin)",
 	    w);
 }
 
@@ -1162,6 +1175,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 	out->sc = sc;
 	out->variant = variant;
 	out->footprint = sc->footprint[variant];
+	out->placement = sc->placement;
 	out->insn = calloc(sc->nsteps + 1, sizeof(*out->insn));
 	if (!out->insn)
 		return MM_ENOMEM;
@@ -1330,7 +1344,7 @@ int scenario_assign_roles(const struct scenario *sc, int ntasks, int *role_of, i
 		memcpy(count, c, (nr + 1) * sizeof(int));
 	/* Deal the tasks out in proportion: task i goes to the group, of those with tasks left,
 	 * whose (dealt + 1/2) / count is least (the first declared on a tie).  Tasks are placed in
-	 * order (topo_place), so each role spreads over the sockets like the whole. */
+	 * order (topo_place_policy), so each role spreads over the sockets like the whole. */
 	for (int i = 0; role_of && i < ntasks; i++) {
 		int best = -1;
 

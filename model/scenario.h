@@ -116,7 +116,9 @@ struct scenario {
 	char title[256];
 	char opdoc[256];
 	enum sc_mode mode;
-	int64_t work; /* > 0: fixed work by default, that many operations per task */
+	int64_t work;		       /* > 0: fixed work by default, that many operations per task */
+	enum topo_placement placement; /* 'placement wis|spread': how the tasks are put on CPUs (wis) */
+	int placement_line;	       /* its line, 0 when not given */
 	/* bytes of cache one task cycles through before it comes back to a line ('footprint'), per
 	 * variant; 0: not given, and no 'miss' step goes cold */
 	double footprint[SC_MAX_VARIANTS];
@@ -173,9 +175,10 @@ struct program {
 	int variant;
 	int n;
 	struct prog_insn *insn;
-	double units_per_op; /* step visits per operation (for fractional progress) */
-	double footprint;    /* the variant's, bytes (0: not given) */
-	double *visits;	     /* visits of each step per operation */
+	double units_per_op;	       /* step visits per operation (for fractional progress) */
+	double footprint;	       /* the variant's, bytes (0: not given) */
+	enum topo_placement placement; /* the scenario's (or what the command line put there) */
+	double *visits;		       /* visits of each step per operation */
 	/* Per role r (r = nrole: a task without one), visits of each step per operation of such a
 	 * task, role_visits[r * n + pc], and their sum.  'visits' and 'units_per_op' above weigh the
 	 * role blocks by the roles' shares alone, as at a large task count where the 'tasks N'

@@ -172,7 +172,7 @@ int sim_setup(struct sim *s)
 		goto out;
 	}
 	s->rt.task_mem = (char *)s->task;
-	if ((rc = topo_place(topo, s->rt.ntasks, cpus, s->rt.err)))
+	if ((rc = topo_place_policy(topo, s->prog->placement, s->rt.ntasks, cpus, s->rt.err)))
 		goto out;
 	/* each lock object's design, and the per-task state the designs need */
 	for (int o = 0; o < nobj; o++) {

@@ -361,6 +361,7 @@ void topo_free(struct topology *t)
 		return;
 	free(t->cpu);
 	free(t->core_first_cpu);
+	free(t->pkg_hops);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -379,7 +380,39 @@ enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b)
 		return TOPO_L3;
 	if (a->package == b->package)
 		return TOPO_PACKAGE;
-	return TOPO_REMOTE;
+	return topo_package_hops(t, a->package, b->package) > 1 ? TOPO_REMOTE_FAR : TOPO_REMOTE;
+}
+
+int topo_package_hops(const struct topology *t, int a, int b)
+{
+	assert(a >= 0 && a < t->npackages && b >= 0 && b < t->npackages);
+	if (a == b)
+		return 0;
+	return t->pkg_hops ? t->pkg_hops[(size_t)a * t->npackages + b] : 1;
+}
+
+int topo_set_package_hops(struct topology *t, const uint8_t *hops, int n, const char *what, struct mm_error *err)
+{
+	uint8_t *h;
+
+	if (n != t->npackages)
+		return mm_fail(err, MM_ETOPO, "%s: %d rows for %d %s, but the topology has %d (%s)", what, n, n,
+			       topo_plural(n, "package", "packages"), t->npackages, t->summary);
+	for (int p = 0; p < n; p++)
+		for (int q = 0; q < n; q++)
+			if (hops[p * n + q] > 2 || (hops[p * n + q] == 0) != (p == q) ||
+			    hops[p * n + q] != hops[q * n + p])
+				return mm_fail(err, MM_ETOPO,
+					       "%s: hops from package %d to %d: %d (expected 0 from a package to "
+					       "itself, else 1 or 2, the same both ways)",
+					       what, p, q, hops[p * n + q]);
+	h = malloc((size_t)n * n);
+	if (!h)
+		return mm_fail(err, MM_ENOMEM, "%s: out of memory", what);
+	memcpy(h, hops, (size_t)n * n);
+	free(t->pkg_hops);
+	t->pkg_hops = h;
+	return 0;
 }
 
 const char *topo_dist_name(enum topo_dist d)
@@ -395,6 +428,8 @@ const char *topo_dist_name(enum topo_dist d)
 		return "package";
 	case TOPO_REMOTE:
 		return "remote";
+	case TOPO_REMOTE_FAR:
+		return "remote_far";
 	case TOPO_NDIST:
 		break;
 	}
@@ -448,6 +483,218 @@ out:
 	free(taken);
 	free(by_core);
 	return ret;
+}
+
+/*
+ * Unpinned tasks: where the Linux CFS scheduler leaves N threads that never sleep, created one
+ * after the other by a parent on package 0 of an idle machine (mmtests pft without -a, the
+ * kthreads of Waiman Long's rwsem locktest).  Read in kernel/sched/fair.c and topology.c of 6.6;
+ * the NUMA rules are those of 5.19 and later (commit cb29a5c19d2d, "sched/numa: Apply imbalance
+ * limitations consistently"):
+ *
+ * - The sched domains above a CPU are SMT (its core), MC (its L3), the package, then the NUMA
+ *   levels.  build_sched_domains() (topology.c) gives the first domain above the L3,
+ *   @imb_numa_nr = its CPUs / 8 when it holds one L3 (a node of one L3: 12.5% of it), else its
+ *   number of L3s, at least 1; the first NUMA level above keeps that value (higher ones, on
+ *   machines with several hop distances, multiply it by their span over the first one's).
+ * - A new task (wake_up_new_task -> select_task_rq_fair -> find_idlest_cpu) walks the domains
+ *   down from the top.  At a NUMA domain, find_idlest_group() keeps it on the parent's node
+ *   while adjust_numa_imbalance() forgives the imbalance: the node would then run at most
+ *   imb_numa_nr tasks and the nodes' idle CPUs differ by at most NUMA_IMBALANCE_MIN (2); else
+ *   it goes to the group with the most idle CPUs, the local one on a tie.  Below, the group of
+ *   most idle CPUs again: an idle L3 before a busy one, an idle core (whole) before a sibling
+ *   thread (update_pick_idlest, then find_idlest_group_cpu).
+ * - Then the periodic balancer (load_balance -> find_busiest_group) moves tasks from the group
+ *   with the fewest idle CPUs (update_sd_pick_busiest, group_has_spare) to one with more, once
+ *   their idle CPUs differ by 2 or more; calculate_imbalance() moves half the difference
+ *   (sibling_imbalance() with SD_PREFER_SIBLING: the running tasks' difference), except that
+ *   between NUMA nodes adjust_numa_imbalance() again forgives a difference of up to 2 while the
+ *   pulling node would run at most imb_numa_nr tasks.  Between the L3s of a package and the
+ *   cores of an L3 it balances to within one task (group_smt_balance moves a task off a busy
+ *   core to an idle one).
+ *
+ * The steady state, which this computes: counts per package within one of each other, except
+ * that while the lighter package runs fewer than imb_numa_nr tasks the parent's package may run
+ * two more (2 threads on a 2-socket machine share package 0); in a package, the tasks dealt
+ * over its L3 domains and one per core before any second hardware thread, as will-it-scale's
+ * placement does within a package.  The package with the most idle CPUs takes the next task
+ * (the lowest-numbered on a tie); the balancer moves the latest tasks.
+ *
+ * Simplifications: one level of packages, each on its own NUMA nodes (with one node for the
+ * whole machine there is no NUMA domain and no allowance), with the first NUMA level's
+ * imb_numa_nr; the hop distance of packages (the overlapping NUMA levels of an 8-socket
+ * machine) does not change the choice, nor do NUMA balancing (task_numa_migrate), wake-up
+ * placement after sleeps (select_idle_sibling), or sub-NUMA clustering.
+ */
+struct spread {
+	const struct topology *t;
+	int *pkg_cpus, *cnt, *pkg_of;
+	int numa, imb_numa_nr;
+};
+
+/* The package other than @skip with the most idle CPUs; -1 if none. */
+static int spread_idlest(const struct spread *s, int skip)
+{
+	int best = -1;
+
+	for (int p = 0; p < s->t->npackages; p++)
+		if (p != skip && (best < 0 || s->pkg_cpus[p] - s->cnt[p] > s->pkg_cpus[best] - s->cnt[best]))
+			best = p;
+	return best;
+}
+
+/* find_idlest_group() at the level of packages, for the task the parent on package 0 creates. */
+static int spread_fork(const struct spread *s)
+{
+	const int idlest = spread_idlest(s, 0);
+	int idle0, idle1;
+
+	if (idlest < 0)
+		return 0;
+	idle0 = s->pkg_cpus[0] - s->cnt[0];
+	idle1 = s->pkg_cpus[idlest] - s->cnt[idlest];
+	if (!idle0 || !idle1) /* a full group against one with spare CPUs (group_type) */
+		return idle0 ? 0 : idlest;
+	/* adjust_numa_imbalance(imbalance, local_sgs.sum_nr_running + 1, imb_numa_nr) == 0 */
+	if (s->numa && s->cnt[0] + 1 <= s->imb_numa_nr && abs(idle0 - idle1) <= 2)
+		return 0;
+	return idle0 >= idle1 ? 0 : idlest;
+}
+
+/* The periodic balancer until it finds nothing to move; each move narrows the counts. */
+static void spread_balance(struct spread *s, int ntasks)
+{
+	for (;;) {
+		int busiest = 0, dst = spread_idlest(s, -1), diff, move;
+
+		for (int p = 1; p < s->t->npackages; p++)
+			if (s->pkg_cpus[p] - s->cnt[p] < s->pkg_cpus[busiest] - s->cnt[busiest])
+				busiest = p;
+		diff = (s->pkg_cpus[dst] - s->cnt[dst]) - (s->pkg_cpus[busiest] - s->cnt[busiest]);
+		if (diff <= 1) /* find_busiest_group: local->idle_cpus <= busiest->idle_cpus + 1 */
+			return;
+		/* calculate_imbalance: adjust_numa_imbalance(diff, local->sum_nr_running + 1, ...) */
+		if (s->numa && s->cnt[dst] + 1 <= s->imb_numa_nr && diff <= 2)
+			return;
+		move = diff >> 1;
+		for (int i = ntasks - 1; i >= 0 && move; i--)
+			if (s->pkg_of[i] == busiest) {
+				s->pkg_of[i] = dst;
+				s->cnt[busiest]--;
+				s->cnt[dst]++;
+				move--;
+			}
+	}
+}
+
+/* imb_numa_nr of build_sched_domains(), from NUMA node 0: its CPUs / 8 with one L3, else its L3s. */
+static int spread_imb_numa_nr(const struct topology *t)
+{
+	int cpus = 0, nl3 = 0, last_l3 = -1;
+
+	for (int i = 0; i < t->ncpus; i++) {
+		if (t->cpu[i].numa != t->cpu[0].numa)
+			continue;
+		cpus++;
+		/* a node's CPUs, and so its L3s, are contiguous in logical order */
+		if (t->cpu[i].l3 != last_l3) {
+			nl3++;
+			last_l3 = t->cpu[i].l3;
+		}
+	}
+	if (nl3 > 1)
+		return nl3;
+	return cpus >> 3 > 1 ? cpus >> 3 : 1;
+}
+
+static int place_spread(const struct topology *t, int ntasks, int *cpu_of_task, struct mm_error *err)
+{
+	struct spread s = {.t = t};
+	int *l3_idle = NULL, *l3_pkg = NULL, *core_tasks = NULL, *taken = NULL;
+	int ret = 0;
+
+	s.pkg_cpus = calloc((size_t)t->npackages, sizeof(int));
+	s.cnt = calloc((size_t)t->npackages, sizeof(int));
+	s.pkg_of = malloc((size_t)ntasks * sizeof(int));
+	l3_idle = calloc((size_t)t->nl3, sizeof(int));
+	l3_pkg = calloc((size_t)t->nl3, sizeof(int));
+	core_tasks = calloc((size_t)t->ncores, sizeof(int));
+	taken = calloc((size_t)t->ncpus, sizeof(int));
+	if (!s.pkg_cpus || !s.cnt || !s.pkg_of || !l3_idle || !l3_pkg || !core_tasks || !taken) {
+		ret = mm_fail(err, MM_ENOMEM, "placing %d tasks: out of memory", ntasks);
+		goto out;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		s.pkg_cpus[t->cpu[c].package]++;
+		l3_idle[t->cpu[c].l3]++;
+		l3_pkg[t->cpu[c].l3] = t->cpu[c].package;
+	}
+	s.numa = t->nnuma > 1 && t->npackages > 1;
+	s.imb_numa_nr = spread_imb_numa_nr(t);
+
+	/* the packages: the parent (task 0) on package 0, each new task by find_idlest_group() */
+	for (int i = 0; i < ntasks; i++) {
+		s.pkg_of[i] = i ? spread_fork(&s) : 0;
+		s.cnt[s.pkg_of[i]]++;
+	}
+	spread_balance(&s, ntasks);
+
+	/*
+	 * In its package, each task in turn on the L3 with the most idle CPUs, there on the core
+	 * with the fewest tasks, the lowest-numbered of equals, and on that core's first free
+	 * thread.  A package never gets more tasks than CPUs, so a free one is always found.
+	 */
+	for (int i = 0; i < ntasks; i++) {
+		int l3 = -1, cpu = -1;
+
+		for (int k = 0; k < t->nl3; k++)
+			if (l3_pkg[k] == s.pkg_of[i] && (l3 < 0 || l3_idle[k] > l3_idle[l3]))
+				l3 = k;
+		for (int c = 0; c < t->ncpus; c++)
+			if (t->cpu[c].l3 == l3 && !taken[c] &&
+			    (cpu < 0 || core_tasks[t->cpu[c].core] < core_tasks[t->cpu[cpu].core]))
+				cpu = c;
+		assert(cpu >= 0);
+		taken[cpu] = 1;
+		core_tasks[t->cpu[cpu].core]++;
+		l3_idle[l3]--;
+		cpu_of_task[i] = cpu;
+	}
+out:
+	free(s.pkg_cpus);
+	free(s.cnt);
+	free(s.pkg_of);
+	free(l3_idle);
+	free(l3_pkg);
+	free(core_tasks);
+	free(taken);
+	return ret;
+}
+
+int topo_place_policy(const struct topology *t, enum topo_placement policy, int ntasks, int *cpu_of_task,
+		      struct mm_error *err)
+{
+	/* a task count out of range: the same refusal, and message, as will-it-scale's placement */
+	if (policy != TOPO_PLACE_SPREAD || ntasks < 1 || ntasks > t->ncpus)
+		return topo_place(t, ntasks, cpu_of_task, err);
+	return place_spread(t, ntasks, cpu_of_task, err);
+}
+
+static const char *const placement_names[TOPO_NPLACEMENTS] = {"wis", "spread"};
+
+const char *topo_placement_name(enum topo_placement p)
+{
+	return (unsigned)p < TOPO_NPLACEMENTS ? placement_names[p] : "?";
+}
+
+int topo_placement_parse(const char *name, enum topo_placement *out)
+{
+	for (int p = 0; p < TOPO_NPLACEMENTS; p++)
+		if (!strcmp(name, placement_names[p])) {
+			*out = (enum topo_placement)p;
+			return 0;
+		}
+	return MM_EINVAL;
 }
 
 int topo_boundaries(const struct topology *t, int *out, int max)

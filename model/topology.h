@@ -17,16 +17,28 @@
 #define MMSIM_TOPOLOGY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "mm_error.h"
 
 /* How far apart two CPUs are, from the point of view of a cache line. */
 enum topo_dist {
-	TOPO_SELF = 0, /* the same logical CPU */
-	TOPO_SMT,      /* sibling hardware thread of the same core */
-	TOPO_L3,       /* other core, same L3 (CCX, die) */
-	TOPO_PACKAGE,  /* other L3 domain of the same package */
-	TOPO_REMOTE,   /* another package */
+	TOPO_SELF = 0,	 /* the same logical CPU */
+	TOPO_SMT,	 /* sibling hardware thread of the same core */
+	TOPO_L3,	 /* other core, same L3 (CCX, die) */
+	TOPO_PACKAGE,	 /* other L3 domain of the same package */
+	TOPO_REMOTE,	 /* another package (one interconnect hop away) */
+	TOPO_REMOTE_FAR, /* a package two hops away (glueless 8-socket: topo_set_package_hops) */
 	TOPO_NDIST
+};
+
+/* The most packages a hop matrix may describe ([machine] package_hops). */
+#define TOPO_MAX_HOP_PACKAGES 16
+
+/* How tasks are put on CPUs (topo_place_policy). */
+enum topo_placement {
+	TOPO_PLACE_WIS = 0, /* pinned as will-it-scale pins them: core i % ncores, package 0 first */
+	TOPO_PLACE_SPREAD,  /* unpinned: where the Linux scheduler's balancing leaves them */
+	TOPO_NPLACEMENTS
 };
 
 struct topo_cpu {
@@ -47,6 +59,7 @@ struct topology {
 	int threads_per_core; /* the largest number of PUs in one core */
 	struct topo_cpu *cpu; /* ncpus entries */
 	int *core_first_cpu;  /* ncores entries: CPU of smt_rank 0 */
+	uint8_t *pkg_hops;    /* npackages x npackages hops (0, 1, 2); NULL: every other package 1 hop */
 	char source[256];     /* "synthetic:...", "xml:PATH" or "local" */
 	char summary[256];    /* e.g. "2 packages, 2 NUMA nodes, 16 L3, 64 cores, 128 CPUs" */
 };
@@ -60,7 +73,18 @@ int topo_load_local(struct topology *t, struct mm_error *err);
 void topo_free(struct topology *t);
 
 enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b);
-const char *topo_dist_name(enum topo_dist d); /* "self", "smt", "l3", "package", "remote" */
+/* "self", "smt", "l3", "package", "remote", "remote_far": also the [latency] keys */
+const char *topo_dist_name(enum topo_dist d);
+
+/*
+ * Give the topology a package hop matrix: @hops[p * n + q] is 0 on the diagonal, else 1 or 2.
+ * Package pairs 2 hops apart are then TOPO_REMOTE_FAR.  @n must be t->npackages; the matrix
+ * must be symmetric (the caller, the profile parser, has checked its form).  0, MM_ETOPO (a
+ * size that does not match, with the message naming @what) or MM_ENOMEM.
+ */
+int topo_set_package_hops(struct topology *t, const uint8_t *hops, int n, const char *what, struct mm_error *err);
+/* Hops between packages @a and @b: 0 for the same, else 1 unless the hop matrix says 2. */
+int topo_package_hops(const struct topology *t, int a, int b);
 
 /*
  * Place @ntasks tasks as will-it-scale does: task i is bound to core
@@ -70,6 +94,17 @@ const char *topo_dist_name(enum topo_dist d); /* "self", "smt", "l3", "package",
  * MM_ERANGE if ntasks > ncpus.
  */
 int topo_place(const struct topology *t, int ntasks, int *cpu_of_task, struct mm_error *err);
+
+/*
+ * Place @ntasks tasks by @policy: TOPO_PLACE_WIS is topo_place(); TOPO_PLACE_SPREAD is the steady
+ * state the Linux 6.x CFS load balancer reaches for that many never-sleeping threads started by
+ * one parent on an idle machine (topology.c says how, citing kernel/sched/fair.c).
+ */
+int topo_place_policy(const struct topology *t, enum topo_placement policy, int ntasks, int *cpu_of_task,
+		      struct mm_error *err);
+/* "wis", "spread"; topo_placement_parse() takes those names: 0, or MM_EINVAL. */
+const char *topo_placement_name(enum topo_placement p);
+int topo_placement_parse(const char *name, enum topo_placement *out);
 
 /*
  * The task counts at which the topology changes regime, in increasing

@@ -53,6 +53,41 @@ static const char *llc_text(const struct hw_profile *hw, char *buf, size_t cap)
 	return buf;
 }
 
+/* "placement spread (...): tasks per package 3 1, 0 cores with two or more", for the header;
+ * NULL for will-it-scale's pinning (the default, left unsaid). */
+static const char *placement_text(const struct sim_config *cfg, char *buf, size_t cap)
+{
+	const struct topology *t = cfg->topo;
+	int *cpu, *per, shared = 0;
+	size_t n;
+
+	if (cfg->prog->placement == TOPO_PLACE_WIS)
+		return NULL;
+	snprintf(buf, cap, "placement %s (unpinned, where the scheduler's balancing leaves them)",
+		 topo_placement_name(cfg->prog->placement));
+	cpu = calloc((size_t)cfg->ntasks + 1, sizeof(int));
+	per = calloc((size_t)t->ncores + 1, sizeof(int));
+	if (cpu && per && !topo_place_policy(t, cfg->prog->placement, cfg->ntasks, cpu, NULL)) {
+		for (int i = 0; i < cfg->ntasks; i++)
+			shared += per[t->cpu[cpu[i]].core]++ == 1;
+		n = strlen(buf);
+		snprintf(buf + n, cap - n, ": tasks per package");
+		for (int p = 0; p < t->npackages; p++) {
+			int k = 0;
+
+			for (int i = 0; i < cfg->ntasks; i++)
+				k += t->cpu[cpu[i]].package == p;
+			n = strlen(buf);
+			snprintf(buf + n, cap - n, " %d", k);
+		}
+		n = strlen(buf);
+		snprintf(buf + n, cap - n, ", %d core%s with two or more", shared, shared == 1 ? "" : "s");
+	}
+	free(cpu);
+	free(per);
+	return buf;
+}
+
 struct row {
 	char name[160];
 	double on_ps, off_ps, calls;
@@ -112,7 +147,7 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		char what[160];
 		double util;
 	} lim = {"", 0};
-	char buf[160];
+	char buf[160], pbuf[512];
 	/* calls per operation of the run's average task: with roles, its own mix of them */
 	const double *visits = pr->visits;
 	double *mix = pr->nrole ? calloc(n + 1, sizeof(double)) : NULL;
@@ -154,6 +189,8 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 		fprintf(f, "# mmsim explain: %s on %s (%s), %d tasks, %s, %.6g ops/s\n", x->label, x->machine,
 			x->cfg->kernel->name, x->cfg->ntasks, x->cfg->mode == SC_THREADS ? "threads" : "processes",
 			res->ops_per_s);
+		if (placement_text(x->cfg, pbuf, sizeof(pbuf)))
+			fprintf(f, "# %s\n", pbuf);
 		if (has_miss(pr))
 			fprintf(f, "# cold lines: %.1f%% of the 'miss' steps' accesses go to DRAM\n",
 				100.0 * res->cold_max);
@@ -161,6 +198,8 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 	} else {
 		fprintf(f, "explain: %s on %s (kernel %s), %d tasks, %s\n", x->label, x->machine, x->cfg->kernel->name,
 			x->cfg->ntasks, x->cfg->mode == SC_THREADS ? "threads" : "processes");
+		if (placement_text(x->cfg, pbuf, sizeof(pbuf)))
+			fprintf(f, "  %s\n", pbuf);
 		if (x->cfg->ops_per_task > 0)
 			fprintf(f, "  makespan %.6g s for %lld operations per task\n", res->makespan_s,
 				(long long)x->cfg->ops_per_task);

@@ -43,6 +43,7 @@ struct opts {
 	const char *kernel;
 	const char *tasks;
 	const char *mode;
+	const char *placement;
 	long long ops_per_task;
 	const char *format;
 	const char *plot;
@@ -83,6 +84,9 @@ static const struct opt_def opt_table[] = {
     {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
     {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
     {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
+    {"placement", O_STR, OFF(placement), "wis|spread", "the scenario's (wis unless it says 'placement')",
+     "run, explain, compare: tasks pinned as will-it-scale pins them (wis), or unpinned, where the Linux "
+     "scheduler's balancing leaves them (spread)"},
     {"ops-per-task", O_LL, OFF(ops_per_task), "K", "0 (throughput)",
      "fixed work: K operations per task; report the makespan"},
     {"format", O_STR, OFF(format), "table|csv|json", "table",
@@ -462,6 +466,8 @@ static int add_curve(struct run *r, const char *name, struct mm_error *err)
 		/* each curve owns its own copy of the scenario; a curve counts once complete */
 		if ((rc = scenario_load(&r->sc[c], name, &dummy, err)))
 			break;
+		if (r->o.placement) /* checked by cmd_run: the command line over the scenario */
+			topo_placement_parse(r->o.placement, &r->sc[c].placement);
 		r->var[c] = v;
 		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
 		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)) ||
@@ -1041,6 +1047,30 @@ static int run_seeds(struct run *r, struct mm_error *err)
 	return 0;
 }
 
+/* The run table's machine line: how the tasks were placed, when not all as will-it-scale pins them. */
+static const char *placement_note(const struct run *r, char *buf, size_t cap)
+{
+	int mixed = 0, spread = 0;
+	size_t n;
+
+	for (int c = 0; c < r->ncurves; c++) {
+		spread |= r->prog[c].placement != TOPO_PLACE_WIS;
+		mixed |= r->prog[c].placement != r->prog[0].placement;
+	}
+	if (!spread)
+		return r->m.topo.summary;
+	n = (size_t)snprintf(buf, cap, "%s; tasks placed:", r->m.topo.summary);
+	for (int c = 0; c < r->ncurves && n < cap; c++) {
+		if (c && !mixed)
+			break;
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s%s %s", c ? "," : "", mixed ? " " : "",
+				      mixed ? r->curve[c].label : "", topo_placement_name(r->prog[c].placement));
+	}
+	if (!mixed && n < cap)
+		snprintf(buf + n, cap - n, " (unpinned, where the scheduler's balancing leaves them)");
+	return buf;
+}
+
 /* mmsim explain: one point, with the time of every step kept. */
 static int run_explain(struct run *r, struct mm_error *err)
 {
@@ -1110,6 +1140,13 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			free(r);
 			return die(2, "--mode '%s': expected threads, processes or both", o->mode);
 		}
+	}
+	if (o->placement && topo_placement_parse(o->placement, &(enum topo_placement){0})) {
+		free(r);
+		return die(2,
+			   "--placement '%s': expected wis (pinned as will-it-scale pins them) or spread (where the "
+			   "scheduler puts unpinned tasks)",
+			   o->placement);
 	}
 	if (o->plot) {
 		const char *ext = strrchr(o->plot, '.');
@@ -1223,8 +1260,13 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		report_csv(stdout, &r->curve[0]);
 	else if (!strcmp(o->format, "json"))
 		report_json(stdout, &ctx, r->curve, r->ncurves);
-	else
-		report_table(stdout, &ctx, r->curve, r->ncurves);
+	else {
+		char topo[1024];
+		struct report_ctx tctx = ctx;
+
+		tctx.topology = placement_note(r, topo, sizeof(topo));
+		report_table(stdout, &tctx, r->curve, r->ncurves);
+	}
 	if (o->sensitivity && (rc = cmd_sensitivity(r, &err)))
 		goto fail;
 	rc = 0;

@@ -143,6 +143,93 @@ static void local_first_prefers_near_but_bounds_bypasses(void **state)
 	cw_free(&w);
 }
 
+/* 8 packages, p one hop from p +- 1 and p + 4 (mod 8), two from the rest: a glueless 8-socket box */
+static void wagner_hops(uint8_t *h)
+{
+	for (int p = 0; p < 8; p++)
+		for (int q = 0; q < 8; q++) {
+			int d = (q - p + 8) % 8;
+
+			h[p * 8 + q] = d == 0 ? 0 : d == 1 || d == 7 || d == 4 ? 1 : 2;
+		}
+}
+
+/* "pack:8 numa:1 l3:1 core:2 pu:1" with those hops: package p is CPUs 2p and 2p + 1 */
+static void cw_init_8s(struct cworld *w, enum arb_policy pol)
+{
+	struct mm_error err;
+	uint8_t h[64];
+
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(topo_load_synthetic(&w->topo, "pack:8 numa:1 l3:1 core:2 pu:1", &err), 0);
+	wagner_hops(h);
+	assert_int_equal(topo_set_package_hops(&w->topo, h, 8, "test", &err), 0);
+	w->hw.lat_ps[TOPO_SELF] = 1;
+	w->hw.lat_ps[TOPO_L3] = 20;
+	w->hw.lat_ps[TOPO_REMOTE] = 300;
+	w->hw.lat_ps[TOPO_REMOTE_FAR] = 500;
+	w->hw.mem_local_ps = 50;
+	w->hw.mem_remote_ps = 80;
+	w->hw.arbitration = pol;
+	w->hw.batch_limit = 2;
+	assert_int_equal(coh_model_init(&w->m, &w->topo, &w->hw), 0);
+	coh_line_init(&w->m, &w->l, 0, w->bits);
+}
+
+static void two_hop_costs_by_hand(void **state)
+{
+	struct cworld w;
+
+	cw_init_8s(&w, ARB_FIFO);
+	coh_apply(&w.m, &w.l, 0, COH_RMW);			     /* owned on package 0 */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 1, COH_RMW), 20);   /* same L3 */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 2, COH_LOAD), 300); /* package 1: one hop */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 8, COH_LOAD), 300); /* package 4: one hop */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 4, COH_LOAD), 500); /* package 2: two hops */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 13, COH_RMW), 500); /* package 6: two hops */
+	/* shared on packages 2 and 3 (both two hops from 0, one from each other) */
+	coh_apply(&w.m, &w.l, 4, COH_STORE);
+	coh_apply(&w.m, &w.l, 6, COH_LOAD);
+	assert_int_equal(w.l.owner, -1);
+	assert_int_equal(w.l.nsharers, 2);
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 0, COH_LOAD), 500);  /* nearest sharer: two hops */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 0, COH_STORE), 500); /* farthest: two hops */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 5, COH_LOAD), 20);   /* 4's L3 */
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 5, COH_STORE), 300); /* 6 is one hop from 2 */
+	/* and one on package 1: a load from 0 comes from there, a store still reaches two hops */
+	coh_apply(&w.m, &w.l, 2, COH_LOAD);
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 0, COH_LOAD), 300);
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 0, COH_STORE), 500);
+	assert_int_equal(coh_cost_ps(&w.m, &w.l, 3, COH_STORE), 500); /* 3 on package 1: 2 and 3 are far */
+	assert_int_equal(coh_dist(&w.m, 0, 15, 0), TOPO_REMOTE);      /* package 7 */
+	assert_int_equal(coh_dist(&w.m, 0, 10, 0), TOPO_REMOTE_FAR);  /* package 5 */
+	cw_free(&w);
+}
+
+static void local_first_prefers_one_hop_to_two(void **state)
+{
+	struct cworld w;
+	int32_t out[16];
+
+	cw_init_8s(&w, ARB_LOCAL_FIRST); /* batch_limit 2 */
+	coh_apply(&w.m, &w.l, 0, COH_RMW);
+	enqueue(&w, 0, 4, COH_RMW);  /* oldest, package 2: two hops */
+	enqueue(&w, 1, 10, COH_RMW); /* package 5: two hops */
+	enqueue(&w, 2, 14, COH_RMW); /* package 7: one hop */
+	enqueue(&w, 3, 8, COH_RMW);  /* package 4: one hop */
+	assert_int_equal(coh_pick(&w.m, &w.l, w.pool, out, 16), 1);
+	assert_int_equal(out[0], 2); /* the oldest of the one-hop requests */
+	coh_apply(&w.m, &w.l, 14, COH_RMW);
+	/* from package 7: package 2 (5 apart) is two hops, 5 (2 apart) two, 4 (3 apart) two */
+	assert_int_equal(coh_pick(&w.m, &w.l, w.pool, out, 16), 1);
+	assert_int_equal(out[0], 0); /* all two hops: the oldest */
+	coh_apply(&w.m, &w.l, 4, COH_RMW);
+	/* from package 2: 5 is 3 apart (two hops), 4 is 2 apart (two hops): the oldest, 5 */
+	assert_int_equal(coh_pick(&w.m, &w.l, w.pool, out, 16), 1);
+	assert_int_equal(out[0], 1);
+	cw_free(&w);
+}
+
 /*
  * Differential test of the arbitration: the original scan of the whole queue,
  * written out here, against coh_pick over random enqueue/pick sequences,
@@ -223,7 +310,8 @@ static int ref_pick(const struct topology *t, const struct hw_profile *hw, int l
 	return n;
 }
 
-static void diff_run(const char *desc, enum arb_policy pol, int home_snoop, int batch_limit, uint64_t seed)
+static void diff_run(const char *desc, const uint8_t *hops, enum arb_policy pol, int home_snoop, int batch_limit,
+		     uint64_t seed)
 {
 	enum { NLINES = 3 };
 	struct topology topo;
@@ -245,6 +333,8 @@ static void diff_run(const char *desc, enum arb_policy pol, int home_snoop, int 
 	memset(&hw, 0, sizeof(hw));
 	assert_int_equal(topo_load_synthetic(&topo, desc, &err), 0);
 	assert_true(topo.ncpus <= 256);
+	if (hops)
+		assert_int_equal(topo_set_package_hops(&topo, hops, topo.npackages, desc, &err), 0);
 	hw.arbitration = pol;
 	hw.home_snoop = home_snoop;
 	hw.batch_limit = batch_limit;
@@ -319,10 +409,21 @@ static void local_first_picks_as_the_full_scan_did(void **state)
 	for (size_t t = 0; t < sizeof(topos) / sizeof(topos[0]); t++)
 		for (int snoop = 0; snoop < 2; snoop++)
 			for (size_t b = 0; b < sizeof(limits) / sizeof(limits[0]); b++) {
-				diff_run(topos[t], ARB_LOCAL_FIRST, snoop, limits[b], seed++);
+				diff_run(topos[t], NULL, ARB_LOCAL_FIRST, snoop, limits[b], seed++);
 				if (b == 0)
-					diff_run(topos[t], ARB_FIFO, snoop, 8, seed++);
+					diff_run(topos[t], NULL, ARB_FIFO, snoop, 8, seed++);
 			}
+	/* packages one and two hops apart (no home_snoop: the profile refuses it with hops) */
+	{
+		uint8_t h[64];
+
+		wagner_hops(h);
+		for (size_t b = 0; b < sizeof(limits) / sizeof(limits[0]); b++) {
+			diff_run("pack:8 numa:1 l3:1 core:2 pu:1", h, ARB_LOCAL_FIRST, 0, limits[b], seed++);
+			diff_run("pack:8 numa:1 l3:2 core:2 pu:2", h, ARB_LOCAL_FIRST, 0, limits[b], seed++);
+		}
+		diff_run("pack:8 numa:1 l3:2 core:2 pu:2", h, ARB_FIFO, 0, 8, seed++);
+	}
 }
 
 static const char *hot_line = "scenario hot\nop \"one atomic on a shared line\"\nfield g scope global\n"
@@ -422,6 +523,8 @@ int main(void)
 	    cmocka_unit_test(fifo_grants_in_arrival_order_and_batches_loads),
 	    cmocka_unit_test(local_first_prefers_near_but_bounds_bypasses),
 	    cmocka_unit_test(local_first_picks_as_the_full_scan_did),
+	    cmocka_unit_test(two_hop_costs_by_hand),
+	    cmocka_unit_test(local_first_prefers_one_hop_to_two),
 	    cmocka_unit_test(fifo_saturates_at_one_over_latency),
 	    cmocka_unit_test(local_first_beats_fifo_by_the_expected_factor),
 	    cmocka_unit_test(qspinlock_hands_over_with_plain_stores),

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "machine.h"
 #include "profile.h"
@@ -418,6 +419,9 @@ struct bad {
 	const char *phrase; /* and holds it */
 };
 
+/* where the package_hops cases insert their line (line 5) */
+#define HOPS_AT "topology = pack:1 numa:1 l3:1 core:2 pu:2\n"
+
 static const struct bad bad_cases[] = {
     /* malformed INI lines */
     {"no '='", ST_PARSE, hw_base, "smt = 8\n", "smt 8\n", MM_EPARSE,
@@ -432,8 +436,8 @@ static const struct bad bad_cases[] = {
      "unknown section [turbo] (expected machine, latency, coherence, bandwidth, cache, frequency or cpu)"},
     /* unknown key in [latency], with the keys it expects */
     {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14: ",
-     "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote memory_local memory_remote "
-     "atomic)"},
+     "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote remote_far memory_local "
+     "memory_remote atomic)"},
     {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26: ",
      "unknown key 'pause' in [cpu] (expected one of: smt_factor pause_ns wakeup_ns jitter ipi_ns wake_step_ns)"},
     /* non-numeric */
@@ -503,6 +507,32 @@ static const struct bad bad_cases[] = {
     {"frequency zero cores", ST_HW, hw_base, "1 = 3.5\n", "0 = 3.5\n", MM_EPARSE, "t.conf:22: ", "[frequency] key '0'"},
     {"frequency GHz", ST_HW, hw_base, "1 = 3.5\n", "1 = 35\n", MM_ERANGE,
      "t.conf:22: ", "[frequency] 1 = '35': expected GHz from 0.1 to 10"},
+    /* [machine] package_hops (line 5 once inserted): form, symmetry, diagonal, remote_far */
+    {"hops word", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1/1 x\n", MM_EPARSE, "t.conf:5: ",
+     "[machine] package_hops: row 2, entry 2: 'x' (expected 0, 1 or 2, the hops from package 1 to package 1)"},
+    {"hops 3", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 3/3 0\n", MM_EPARSE,
+     "t.conf:5: ", "row 1, entry 2: '3'"},
+    {"hops 10", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 10/10 0\n", MM_EPARSE,
+     "t.conf:5: ", "row 1, entry 2: '10'"},
+    {"hops not square", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1/1 0 1\n", MM_EPARSE,
+     "t.conf:5: ", "[machine] package_hops: row 2 has 3 entries but there are 2 rows (expected a square matrix"},
+    {"hops empty row", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1//1 0\n", MM_EPARSE,
+     "t.conf:5: ", "[machine] package_hops: row 2 is empty"},
+    {"hops trailing slash", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1/1 0/\n", MM_EPARSE,
+     "t.conf:5: ", "row 3 is empty"},
+    {"hops empty", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops =\n", MM_EPARSE, "t.conf:5: ", "row 1 is empty"},
+    {"hops diagonal", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1/1 1\n", MM_EPARSE, "t.conf:5: ",
+     "[machine] package_hops: 1 hops from package 1 to package 1 (expected 0 from a package to itself and only "
+     "there)"},
+    {"hops zero apart", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 0/0 0\n", MM_EPARSE,
+     "t.conf:5: ", "0 hops from package 0 to package 1"},
+    {"hops asymmetric", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1 2/1 0 1/1 1 0\n", MM_EPARSE,
+     "t.conf:5: ", "[machine] package_hops: 2 hops from package 0 to 2 but 1 back (expected a symmetric matrix)"},
+    {"hops too many", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0\n", MM_ERANGE,
+     "t.conf:5: ", "[machine] package_hops: more than 16 rows (packages)"},
+    {"hops need remote_far", ST_HW, hw_base, HOPS_AT, HOPS_AT "package_hops = 0 1 2/1 0 1/2 1 0\n", MM_EPARSE,
+     "t.conf: ",
+     "missing key 'remote_far' in section [latency]: package_hops (line 5) puts packages 0 and 2 two hops apart"},
     /* kernel profiles */
     {"rwsem era", ST_KERNEL, k_base, "rwsem_era = 5.11\n", "rwsem_era = 4.x\n", MM_EPARSE,
      "t.conf:5: ", "[kernel] rwsem_era = '4.x': expected one of: 3.x 5.3 5.11 6.x"},
@@ -585,6 +615,96 @@ static void test_malformed(void **state)
 }
 
 /* ---- loading by name or path ------------------------------------------------ */
+
+/* A profile written to a temporary file, for machine_load; @path gets its name. */
+static void write_temp(const char *text, char *path, size_t cap)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(path, cap, "%s/mmsim-test-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * [machine] package_hops and [latency] remote_far: an 8-socket glueless machine whose sockets
+ * are the Wagner graph (p one hop from p +- 1 and p + 4 mod 8), the hop classes in the topology,
+ * remote_far's latency where it is needed; the matrix must fit the topology.
+ */
+static void test_package_hops(void **state)
+{
+	static const char wagner[] = "0 1 2 2 1 2 2 1/1 0 1 2 2 1 2 2/2 1 0 1 2 2 1 2/2 2 1 0 1 2 2 1/"
+				     "1 2 2 1 0 1 2 2/2 1 2 2 1 0 1 2/2 2 1 2 2 1 0 1/1 2 2 1 2 2 1 0";
+	struct mm_error err = {0};
+	struct hw_profile hw;
+	struct machine m;
+	struct profile p;
+	char line[600], path[256], *text, *t2;
+
+	(void)state;
+	/* absent: remote_far stands at remote's value, never used */
+	assert_int_equal(profile_parse(&p, "t.conf", hw_base, &err), 0);
+	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
+	assert_int_equal(hw.npkg_hops, 0);
+	assert_int_equal(hw.lat_ps[TOPO_REMOTE_FAR], hw.lat_ps[TOPO_REMOTE]);
+	profile_free(&p);
+	/* given without package_hops: allowed, unused */
+	text = edit(hw_base, "remote = 200\n", "remote = 200\nremote_far = 280\n");
+	assert_int_equal(profile_parse(&p, "t.conf", text, &err), 0);
+	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
+	assert_int_equal(hw.lat_ps[TOPO_REMOTE_FAR], 280000);
+	profile_free(&p);
+
+	/* the 8-socket machine, loaded as a file */
+	snprintf(line, sizeof(line), "topology = pack:8 numa:1 l3:1 core:2 pu:1\npackage_hops = %s\n", wagner);
+	t2 = edit(text, "topology = pack:1 numa:1 l3:1 core:2 pu:2\n", line);
+	write_temp(t2, path, sizeof(path));
+	if (machine_load(&m, path, 0, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(m.hw.npkg_hops, 8);
+	assert_int_equal(m.hw.pkg_hops_line, 5);
+	assert_int_equal(m.hw.pkg_hops[2 * 8 + 5], 2);
+	assert_int_equal(m.hw.pkg_hops[2 * 8 + 6], 1);
+	assert_int_equal(m.topo.npackages, 8);
+	assert_int_equal(topo_distance(&m.topo, 0, 2), TOPO_REMOTE);
+	assert_int_equal(topo_distance(&m.topo, 0, 4), TOPO_REMOTE_FAR);
+	assert_int_equal(topo_distance(&m.topo, 0, 8), TOPO_REMOTE);
+	assert_int_equal(m.hw.lat_ps[TOPO_REMOTE_FAR], 280000);
+	machine_free(&m);
+	unlink(path);
+	free(t2);
+
+	/* the right form but not this topology's size: refused at the line, naming the topology */
+	t2 = edit(text, "topology = pack:1 numa:1 l3:1 core:2 pu:2\n",
+		  "topology = pack:2 numa:1 l3:1 core:2 pu:1\npackage_hops = 0 1 1/1 0 1/1 1 0\n");
+	write_temp(t2, path, sizeof(path));
+	assert_int_equal(machine_load(&m, path, 0, &err), MM_ETOPO);
+	snprintf(line, sizeof(line), "%s:5: [machine] package_hops: 3 rows for 3 packages, but the topology has 2 (",
+		 path);
+	if (!strstr(err.msg, line))
+		fail_msg("message '%s', expected '%s'", err.msg, line);
+	unlink(path);
+	free(t2);
+
+	/* packages two hops apart and home_snoop: refused */
+	t2 = edit(text, "topology = pack:1 numa:1 l3:1 core:2 pu:2\n",
+		  "topology = pack:3 numa:1 l3:1 core:2 pu:1\npackage_hops = 0 1 2/1 0 1/2 1 0\n");
+	free(text);
+	text = edit(t2, "home_snoop = 0\n", "home_snoop = 1\n");
+	assert_int_equal(profile_parse(&p, "t.conf", text, &err), 0);
+	assert_int_equal(hw_profile_derive(&hw, &p, &err), MM_EPARSE);
+	assert_non_null(strstr(err.msg, "t.conf:5: [machine] package_hops with packages two hops apart and "
+					"[coherence] home_snoop = 1 together are not modelled"));
+	profile_free(&p);
+	free(t2);
+	free(text);
+}
 
 static void test_load_errors(void **state)
 {
@@ -752,6 +872,7 @@ int main(void)
 	    cmocka_unit_test(test_bases_are_valid),
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_package_hops),
 	    cmocka_unit_test(test_unknown_versioned_kernel),
 	    cmocka_unit_test(test_long_comment_line),
 	    cmocka_unit_test(test_long_key_line),

@@ -413,6 +413,34 @@ static void test_small_visits(void **state)
 	scenario_free(&sc);
 }
 
+/* 'placement wis|spread' before begin: the scenario's, and the program's; wis when not said. */
+static void test_placement(void **state)
+{
+	static const char text[] = "scenario x\nplacement spread\nvariant a kernel 5.11 \"A\"\nfield f scope mm\n"
+				   "begin\n  fn load f\n";
+	struct scenario sc;
+	struct kern kk;
+	struct program pr;
+
+	(void)state;
+	parse_ok(&sc, "p.scn", text);
+	assert_int_equal(sc.placement, TOPO_PLACE_SPREAD);
+	assert_int_equal(sc.placement_line, 2);
+	load_kernel_file(&kk, K511_PATH);
+	compile_ok(&sc, 0, &kk.k, &pr);
+	assert_int_equal(pr.placement, TOPO_PLACE_SPREAD);
+	program_free(&pr);
+	scenario_free(&sc);
+	parse_ok(&sc, "small.scn", small_scn);
+	assert_int_equal(sc.placement, TOPO_PLACE_WIS);
+	assert_int_equal(sc.placement_line, 0);
+	compile_ok(&sc, 0, &kk.k, &pr);
+	assert_int_equal(pr.placement, TOPO_PLACE_WIS);
+	program_free(&pr);
+	scenario_free(&sc);
+	profile_free(&kk.p);
+}
+
 /* Nested repeats, an every at the top level, a repeat 0, and named counts. */
 static void test_nested_visits(void **state)
 {
@@ -1035,6 +1063,17 @@ static const struct bad bad_cases[] = {
     {"scenario x\nvariant a kernal 5.11 \"A\"\n", MM_EPARSE, "bad.scn:2:11: ", "expected 'kernel VERSION'"},
     {"scenario x\nvariant a kernel 5.11 A\n", MM_EPARSE, "bad.scn:2:23: ", "expected a quoted description"},
     {"scenario x\nfrob\n", MM_EPARSE, "bad.scn:2:1: ", "unknown keyword 'frob' (expected scenario, title"},
+    {"scenario x\nfrob\n", MM_EPARSE, "bad.scn:2:1: ", "mode, work, placement, field"},
+    /* placement: wis or spread, once, before begin */
+    {"scenario x\nplacement pinned\n", MM_EPARSE, "bad.scn:2:11: ",
+     "expected 'wis' (pinned as will-it-scale pins them) or 'spread' (unpinned, where the scheduler puts them) "
+     "after 'placement', found 'pinned'"},
+    {"scenario x\nplacement\n", MM_EPARSE, "bad.scn:2:11: ", "expected 'wis' (pinned"},
+    {"scenario x\nplacement WIS\n", MM_EPARSE, "bad.scn:2:11: ", "found 'WIS'"},
+    {"scenario x\nplacement spread now\n", MM_EPARSE, "bad.scn:2:18: ", "unexpected 'now' (expected the end of"},
+    {"scenario x\nplacement spread\nplacement wis\n", MM_EPARSE,
+     "bad.scn:3:1: ", "'placement' appears twice (first at line 2)"},
+    {HDR "  placement spread\n", MM_EPARSE, "bad.scn:8:13: ", "unknown action 'spread'"}, /* not in the body */
     {"scenario x\nscenario y\n", MM_EPARSE, "bad.scn:2:1: ", "'scenario' appears twice"},
     {"scenario x\nfield f scope mm\nbegin\n", MM_EPARSE,
      "bad.scn:3:1: ", "declare at least one 'variant' before 'begin'"},
@@ -1291,6 +1330,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_variant_list),
 	    cmocka_unit_test(test_long_names),
 	    cmocka_unit_test(test_numbers_accepted),
+	    cmocka_unit_test(test_placement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
