@@ -91,7 +91,8 @@ static const struct opt_def opt_table[] = {
      "fixed work: K operations per task; report the makespan"},
     {"format", O_STR, OFF(format), "table|csv|json", "table",
      "csv is will-it-scale's exact format, one scenario per CSV"},
-    {"plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL, "draw the curves with gnuplot"},
+    {"plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL,
+     "draw the curves with gnuplot (reproduce published: a directory, one PNG per curve)"},
     {"sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
      "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies"},
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
@@ -112,7 +113,8 @@ static const struct opt_def opt_table[] = {
     {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
     {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
      "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them; several "
-     "CSVs of one benchmark are invocations, averaged point by point"},
+     "CSVs of one benchmark are invocations, averaged point by point; reproduce published: DIR's curves.csv "
+     "and points.csv instead of the built-in suite"},
     {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick and short runs (a smoke test)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
@@ -136,7 +138,8 @@ static const struct command {
     {"show", "print every number of --machine and --kernel with its provenance"},
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
-    {"reproduce", "'mmsim reproduce seeds': every published seed number beside mmsim's prediction"},
+    {"reproduce", "'mmsim reproduce seeds|published': the seeds' numbers, or the published curves of machines "
+		  "we do not own, beside mmsim's predictions"},
     {"validate", "run the real benchmark here (validate/wis_*), compare, and check its event counts"},
     {"calibrate", "measure this machine, run the harness, fit the kernel path costs, write profiles"},
 };
@@ -147,6 +150,7 @@ static void usage(FILE *f)
 		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
 		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
 		   "       mmsim reproduce seeds [--format table|csv]\n"
+		   "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR]\n"
 		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
 		   "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
 		   "[--measured-dir DIR]\n\n");
@@ -1296,10 +1300,25 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 				    .progress = isatty(2),
 				    .max_work = o->max_work};
 
-	if (!what || strcmp(what, "seeds"))
-		return die(2, "reproduce: expected 'mmsim reproduce seeds' (got %s)", what ? what : "nothing");
+	if (!what || (strcmp(what, "seeds") && strcmp(what, "published")))
+		return die(2, "reproduce: expected 'mmsim reproduce seeds' or 'mmsim reproduce published' (got %s)",
+			   what ? what : "nothing");
 	if (strcmp(o->format, "table") && strcmp(o->format, "csv"))
 		return die(2, "reproduce: --format '%s': expected table or csv", o->format);
+	if (!strcmp(what, "published")) {
+		if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
+		    o->ops_per_task || o->measured || o->fit_tasks)
+			return die(
+			    2, "reproduce published takes its scenarios, machines, kernels and task counts from "
+			       "data/reference/published/curves.csv (or --measured-dir DIR's); it takes only "
+			       "--format, --plot DIR, --measured-dir DIR, --events, --seed, --max-work and --force");
+		ro.plot_dir = o->plot;
+		ro.published_dir = o->measured_dir;
+		ro.force = o->force;
+		if (reproduce_published(&ro, &err))
+			return die(1, "%s", err.msg[0] ? err.msg : mm_strerror(err.code));
+		return 0;
+	}
 	if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
 	    o->ops_per_task || o->plot || o->measured || o->fit_tasks)
 		return die(2, "reproduce seeds chooses its own scenarios, machines and task counts; it takes only "

@@ -339,7 +339,7 @@ static int fit_entry(const struct reproduce_opts *o, double target, double *e_fi
 /* ---- the published numbers ----------------------------------------------------------------- */
 
 /* Splits one CSV line in place (double quotes honoured); returns the field count. */
-static int csv_split(char *line, char **f, int max)
+int repro_csv_split(char *line, char **f, int max)
 {
 	int n = 0;
 	char *p = line;
@@ -369,7 +369,7 @@ static int csv_split(char *line, char **f, int max)
 }
 
 /* Copies the next line of *@cur into @buf (without its newline); 0 at the end of the text. */
-static int next_line(const char **cur, char *buf, size_t cap)
+int repro_next_line(const char **cur, char *buf, size_t cap)
 {
 	const char *p = *cur, *nl;
 	size_t len;
@@ -406,8 +406,8 @@ static double find_seed_value(const char *text, const char *id, char *unit, size
 {
 	char line[2048], *f[16];
 
-	while (next_line(&text, line, sizeof(line)))
-		if (line[0] != '#' && csv_split(line, f, 16) >= 10 && !strcmp(f[0], id)) {
+	while (repro_next_line(&text, line, sizeof(line)))
+		if (line[0] != '#' && repro_csv_split(line, f, 16) >= 10 && !strcmp(f[0], id)) {
 			snprintf(unit, cap, "%s", f[9]);
 			return strtod(f[8], NULL);
 		}
@@ -501,9 +501,9 @@ static double s3_value(const char *text, int mib, const char *method)
 {
 	char line[512], *f[8];
 
-	while (next_line(&text, line, sizeof(line)))
-		if (line[0] != '#' && csv_split(line, f, 8) == 5 && atoi(f[0]) == mib && !strcmp(f[1], "MAP_PRIVATE") &&
-		    !strcmp(f[2], "Anonymous") && !strcmp(f[3], method))
+	while (repro_next_line(&text, line, sizeof(line)))
+		if (line[0] != '#' && repro_csv_split(line, f, 8) == 5 && atoi(f[0]) == mib &&
+		    !strcmp(f[1], "MAP_PRIVATE") && !strcmp(f[2], "Anonymous") && !strcmp(f[3], method))
 			return strtod(f[4], NULL);
 	return NAN;
 }
@@ -575,8 +575,8 @@ static double s1_published(const char *text, const char *kernel, const char *nam
 		size_t len = strcspn(name, "+");
 		double v = NAN;
 
-		for (const char *cur = text; next_line(&cur, line, sizeof(line));)
-			if (line[0] != '#' && csv_split(line, f, 4) == 3 && !strcmp(f[0], kernel) &&
+		for (const char *cur = text; repro_next_line(&cur, line, sizeof(line));)
+			if (line[0] != '#' && repro_csv_split(line, f, 4) == 3 && !strcmp(f[0], kernel) &&
 			    strlen(f[1]) == len && !strncmp(f[1], name, len))
 				v = strtod(f[2], NULL);
 		sum += v;
@@ -605,8 +605,8 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 		rc = err->code ? err->code : MM_ENOENT;
 		goto out;
 	}
-	for (const char *cur = s3; next_line(&cur, line, sizeof(line));)
-		if (line[0] != '#' && csv_split(line, f, 8) == 5 && atoi(f[0]) == S3_FIT_MIB &&
+	for (const char *cur = s3; repro_next_line(&cur, line, sizeof(line));)
+		if (line[0] != '#' && repro_csv_split(line, f, 8) == 5 && atoi(f[0]) == S3_FIT_MIB &&
 		    !strcmp(f[1], "MAP_PRIVATE") && !strcmp(f[2], "Anonymous")) {
 			if (!strcmp(f[3], "Read"))
 				rd4096 = strtod(f[4], NULL);
@@ -725,10 +725,10 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 		    "Modelled kernel 6.8 (the RFC ran on 5.11/5.12).\n  %6s %-12s %-14s %-15s %10s %10s %8s  %s\n",
 		    S3_FIT_MIB, e_fit, fit_ratio, s3_target, "MiB", "mapping", "backing", "method", "meas_ms",
 		    "pred_ms", "error%", "role");
-	for (const char *cur = s3; next_line(&cur, line, sizeof(line));) {
+	for (const char *cur = s3; repro_next_line(&cur, line, sizeof(line));) {
 		int pi = -1;
 
-		if (line[0] == '#' || csv_split(line, f, 8) != 5 || !(atoi(f[0]) > 0))
+		if (line[0] == '#' || repro_csv_split(line, f, 8) != 5 || !(atoi(f[0]) > 0))
 			continue;
 		if (!strcmp(f[1], "MAP_PRIVATE") && !strcmp(f[2], "Anonymous"))
 			for (size_t k = 0; k < sizeof(s3_methods) / sizeof(s3_methods[0]); k++)

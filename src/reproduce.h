@@ -3,17 +3,29 @@
 #ifndef MMSIM_REPRODUCE_H
 #define MMSIM_REPRODUCE_H
 
+#include <stddef.h>
 #include "mm_error.h"
 
 struct reproduce_opts {
 	unsigned long long seed;
-	long long events; /* 0: the simulator's default */
-	int csv;	  /* rows as CSV instead of tables */
-	int sensitivity;  /* 0.5x/2x of every unmeasured number each point rests on */
-	int progress;	  /* simulations done, on stderr */
-	double max_work;  /* --max-work: each simulation's bound (0: SIM_MAX_WORK) */
+	long long events;	   /* 0: the simulator's default */
+	int csv;		   /* rows as CSV instead of tables */
+	int sensitivity;	   /* 0.5x/2x of every unmeasured number each point rests on */
+	int progress;		   /* simulations done, on stderr */
+	double max_work;	   /* --max-work: each simulation's bound (0: SIM_MAX_WORK) */
+	const char *plot_dir;	   /* reproduce published: one plot per curve into this directory (NULL: none) */
+	int force;		   /* replace existing plots */
+	const char *published_dir; /* reproduce published: curves.csv and points.csv from here (NULL: built in) */
 };
 
+/* The reference CSVs' readers, shared by reproduce.c and reproduce_published.c: split one line in
+ * place (double quotes honoured), returning the field count; copy the next line of *@cur (0 at the end). */
+int repro_csv_split(char *line, char **f, int max);
+int repro_next_line(const char **cur, char *buf, size_t cap);
+
 int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err);
+/* mmsim reproduce published: data/reference/published/curves.csv, every curve measured beside
+ * predicted, a one-scalar shape fit, a USL baseline and the before/after pairs (reproduce_published.c) */
+int reproduce_published(const struct reproduce_opts *o, struct mm_error *err);
 
 #endif

@@ -428,7 +428,7 @@ mmsim_cli(reproduce_without_what fail
   PATTERNS "reproduce: expected 'mmsim reproduce seeds'"
   ARGS reproduce)
 mmsim_cli(reproduce_unknown_what fail
-  PATTERNS "reproduce: expected 'mmsim reproduce seeds' \\(got papers\\)"
+  PATTERNS "reproduce: expected 'mmsim reproduce seeds' or 'mmsim reproduce published' \\(got papers\\)"
   ARGS reproduce papers)
 mmsim_cli(reproduce_own_choices fail
   PATTERNS "reproduce seeds chooses its own scenarios, machines and task counts"
@@ -436,3 +436,12 @@ mmsim_cli(reproduce_own_choices fail
 add_test(NAME cli_reproduce_seeds
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900)
+
+# ---- mmsim reproduce published ------------------------------------------------
+
+mmsim_cli(reproduce_published_own_choices fail
+  PATTERNS "reproduce published takes its scenarios, machines, kernels and task counts"
+  ARGS reproduce published --machine amd-2s-128c)
+add_test(NAME cli_reproduce_published
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_published.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_reproduce_published PROPERTIES LABELS model TIMEOUT 900)

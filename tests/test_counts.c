@@ -56,6 +56,11 @@ static const struct want wants[] = {
     {"page_fault2_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
     {"page_fault3_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF3_IPIS, PG / 512},
     {"page_fault3_vma_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF3_IPIS, PG / 512},
+    /* 5.x-6.3: no VMA lock at all, the fault under mmap_lock (and no vma_start_write at munmap) */
+    {"page_fault2_5x", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
+    {"page_fault3_5x", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF3_IPIS, PG / 512},
+    /* 6.16: the same locks as page_fault3_vma_lock; only the prefetchw is gone */
+    {"page_fault3_noprefetch", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF3_IPIS, PG / 512},
     /* page_fault4: fault-around maps 16 pages per fault; one PTE lock per fault */
     {"page_fault4_mmap_lock", "mm.mmap_lock", 1 / 16.0, 1 / 16.0, 2 / P, 2 / P, PF_IPIS, PG / 512},
     {"page_fault4_mmap_lock", "pte_lock", 1 / 16.0, 0, 1 / 16.0, 1 / 16.0, PF_IPIS, PG / 512},
@@ -98,6 +103,29 @@ static const struct want wants[] = {
     {"populate_madv_populate_read_nothp", "mm.mmap_lock", 0, 1, 2, 3, 0, N / 512 * PG},
     /* MAP_POPULATE: no madvise before it can run */
     {"populate_mmap_nothp", "mm.mmap_lock", 0, 1, 1, 2, 0, (N + N / 512) * PG},
+    /* pft: one first-touch anonymous fault per op; a zeroed PTE table every 512; no munmap, no flush */
+    {"pft_mmap_lock", "mm.mmap_lock", 1, 1, 0, 0, 0, PG + PG / 512},
+    {"pft_mmap_lock", "pte_lock", 1, 0, 1, 1, 0, PG + PG / 512},
+    {"pft_mmap_lock", "pmd_lock", 1, 0, 1 / 512.0, 1 / 512.0, 0, PG + PG / 512},
+    /* per-VMA locks v2: down_read_trylock of the VMA's embedded rwsem (a trylock: not blocking) */
+    {"pft_vma_lock", "vma.vm_lock", 1, 1, 0, 0, 0, PG + PG / 512},
+    {"pft_vma_lock", "mm.mmap_lock", 1, 0, 0, 0, 0, PG + PG / 512},
+    /* locktest: one lock+unlock per op, nothing faults; mixed: half the tasks read */
+    {"locktest_writers", "locktest.rwsem", 0, 0, 1, 1, 0, 0},
+    {"locktest_mixed", "locktest.rwsem", 0, 0.5, 0.5, 1, 0, 0},
+    /* brk: one op = two brk calls; each takes mmap_lock for write, the shrink downgrades */
+    {"brk1", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
+    {"brk1_threads", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
+    /* real grow (1/2): __vma_adjust; real shrink (1/2): anon_vma_clone, __vma_adjust, unlink_anon_vmas */
+    {"brk1_threads", "anon_vma.rwsem", 0, 0, 2, 2, 0, 0},
+    {"brk2", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
+    /* vma_start_write: the expanded VMA, then both halves of the split */
+    {"brk2", "vma.lock", 0, 0, 3, 3, 0, 0},
+    /* malloc1: mmap + munmap write, the fault's trylock; one flush; PTE page + data page cleared */
+    {"malloc1", "mm.mmap_lock", 1, 1, 2, 2, 1, 2 * PG},
+    {"malloc1", "lru.lock", 1, 0, 2, 2, 1, 2 * PG},
+    {"malloc1", "pte_lock", 1, 0, 1, 1, 1, 2 * PG},
+    {"malloc1", "anon_vma.rwsem", 1, 0, 2, 2, 1, 2 * PG},
 };
 
 static void check(const struct want *w)
@@ -158,7 +186,7 @@ static void test_every_variant(void **state)
 /* Every variant of every shipped scenario (pin_fast excepted: test_scenario covers it) is listed above. */
 static void test_all_variants_listed(void **state)
 {
-	static const char *files[] = {"page_fault", "populate", "mmap"};
+	static const char *files[] = {"page_fault", "populate", "mmap", "pft", "locktest", "brk", "malloc"};
 
 	(void)state;
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {

@@ -1,0 +1,92 @@
+#!/bin/sh
+# mmsim reproduce published: (1) on a synthetic suite whose "measured" values are mmsim's own
+# predictions, every error figure is zero and every pair's direction agrees; (2) malformed suites
+# are refused with the file and line; (3) the built-in suite runs and accounts for every published
+# value of data/reference/published/points.csv, simulated or skipped with a reason.
+#   check_published.sh MMSIM SOURCE_DIR
+set -u
+mmsim=$1
+src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mmsim-published.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail=0
+mk_points() { # header, then one row per "id tasks variant value"
+	echo "id,benchmark,mode,tasks,machine,cpu_model,sockets,cores_total,threads_total,kernel_or_patch,variant,metric,value,unit,source"
+	while read -r id t v x; do
+		echo "$id,synthetic,thread,$t,m,c,2,32,64,k,$v,total ops,$x,ops/s,test"
+	done
+}
+cat > "$tmp/curves.csv" <<'CSV'
+# a before/after pair on the generic machine
+curve,rows,variant,metric,machine,kernel,scenario,mode,placement,predict,scale,before,skip
+a,S-t,before,total ops,generic,linux-6.6,page_fault4_mmap_lock,threads,wis,ops,1,,
+b,S-t,after,total ops,generic,linux-6.6,page_fault4_vma_lock,threads,wis,ops,1,a,
+i,S-t,before,system idle %,generic,linux-6.6,page_fault4_mmap_lock,threads,wis,idle,1,,
+CSV
+for v in before after; do for t in 1 2 4 8 16; do echo "S-t$t $t $v 1"; done; done > "$tmp/rows"
+mk_points < "$tmp/rows" > "$tmp/points.csv"
+# the idle curve needs its own rows: same ids and variant, another metric
+for t in 1 2 4 8 16; do echo "S-t$t,synthetic,thread,$t,m,c,2,32,64,k,before,system idle %,50,%,test"; done >> "$tmp/points.csv"
+first=$("$mmsim" reproduce published --measured-dir "$tmp" --format csv --events 20000 2>/dev/null) ||
+	{ echo "FAIL: the synthetic suite does not run"; exit 1; }
+# measured := predicted, and run again
+printf '%s\n' "$first" | awk -F, '$1 == "point" { print $3, $4, ($2 == "b" ? "after" : "before"), $12, $2 }' |
+	awk '{ m = ($5 == "i") ? "system idle %" : "total ops"; u = ($5 == "i") ? "%" : "ops/s";
+	       printf "%s,synthetic,thread,%s,m,c,2,32,64,k,%s,%s,%s,%s,test\n", $1, $2, $3, m, $4, u }' > "$tmp/p2"
+{ echo "id,benchmark,mode,tasks,machine,cpu_model,sockets,cores_total,threads_total,kernel_or_patch,variant,metric,value,unit,source"; cat "$tmp/p2"; } > "$tmp/points.csv"
+second=$("$mmsim" reproduce published --measured-dir "$tmp" --format csv --events 20000 2>/dev/null) ||
+	{ echo "FAIL: the synthetic suite (measured = predicted) does not run"; exit 1; }
+printf '%s\n' "$second" | awk -F, '
+	function near0(name, v) { ok = v + 0 < 0.01 && v + 0 > -0.01; printf "%s %s = %s (expected 0)\n", ok ? "ok:  " : "FAIL:", name, v; if (!ok) bad = 1 }
+	$1 == "point" && $13 != "-" { near0("error of " $2 " at " $4, $13) }
+	$1 == "point" && $14 != "-" { near0("shape error of " $2 " at " $4, $14) }
+	$1 == "pair" { near0("pair ratio error at " $4, $13); if ($17 != 1) { print "FAIL: pair direction at " $4; bad = 1 } }
+	$1 == "summary" && $2 == "pairs_direction_pct" { if ($11 != 100) { print "FAIL: direction " $11 "%"; bad = 1 } }
+	$1 == "summary" && $2 == "idle_within_10_points_pct" { if ($11 != 100) { print "FAIL: idle " $11 "%"; bad = 1 } }
+	END { exit bad }' || fail=1
+[ "$(printf '%s\n' "$second" | grep -c '^pair,')" = 5 ] || { echo "FAIL: expected 5 pair rows"; fail=1; }
+[ "$(printf '%s\n' "$second" | grep -c '^point,')" = 15 ] || { echo "FAIL: expected 15 point rows"; fail=1; }
+
+# malformed suites: the message names the file and line
+expect_err() { # what, pattern
+	if out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 2>&1); then
+		echo "FAIL: $1: accepted"; fail=1
+	elif printf '%s\n' "$out" | grep -q -- "$2"; then
+		echo "ok:   $1 refused: $(printf '%s\n' "$out" | tail -1)"
+	else
+		echo "FAIL: $1: message '$out' lacks '$2'"; fail=1
+	fi
+}
+cp "$tmp/points.csv" "$tmp/points.good"
+echo "X-t4,synthetic,thread,4,m,c,2,32,64,k,before,total ops,1,ops/s,test" >> "$tmp/points.csv"
+expect_err "a row of no curve" "points.csv:17: row X-t4 (before, total ops) belongs to no curve"
+cp "$tmp/points.good" "$tmp/points.csv"
+echo "S-t3,synthetic,thread,three,m,c,2,32,64,k,before,total ops,1,ops/s,test" >> "$tmp/points.csv"
+expect_err "a task count that is not a number" "points.csv:17: tasks 'three'"
+cp "$tmp/points.good" "$tmp/points.csv"
+cp "$tmp/curves.csv" "$tmp/curves.good"
+echo "c,S-t,before,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1,," >> "$tmp/curves.csv"
+expect_err "a row of two curves" "belongs to two curves, a and c"
+cp "$tmp/curves.good" "$tmp/curves.csv"
+echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,sideways,wis,ops,1,," >> "$tmp/curves.csv"
+expect_err "a bad mode" "curves.csv:6: mode 'sideways': expected threads or processes"
+cp "$tmp/curves.good" "$tmp/curves.csv"
+echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1,nosuch," >> "$tmp/curves.csv"
+expect_err "an unknown before curve" "curves.csv:6: before 'nosuch': no such curve"
+cp "$tmp/curves.good" "$tmp/curves.csv"
+echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1," >> "$tmp/curves.csv"
+expect_err "a short line" "curves.csv:6: expected 13 fields, found 12"
+rm "$tmp/points.csv"
+expect_err "a missing file" "points.csv: No such file or directory"
+
+# the built-in suite: every published value is in a point row or a skipped curve's count
+out=$("$mmsim" reproduce published --format csv --events 20000 2>/dev/null) ||
+	{ echo "FAIL: mmsim reproduce published failed"; exit 1; }
+n=$(grep -v '^#' "$src/data/reference/published/points.csv" | tail -n +2 | grep -c .)
+m=$(printf '%s\n' "$out" | awk -F, '$1 == "point" && $3 !~ /^\(/ { n++ } $1 == "skipped" { n += $4 } END { print n + 0 }')
+[ "$n" = "$m" ] && echo "ok:   the built-in suite accounts for all $n published values" ||
+	{ echo "FAIL: points.csv has $n values, the output accounts for $m"; fail=1; }
+for s in pairs_direction_pct absolute_median_error_pct shape_median_error_pct idle_within_10_points_pct; do
+	printf '%s\n' "$out" | grep -q "^summary,$s," || { echo "FAIL: no summary row $s"; fail=1; }
+done
+exit $fail
