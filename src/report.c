@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 #include "cleanup.h"
+#include "plot.h"
 #include "scenario.h"
 
 #include <errno.h>
@@ -265,54 +266,19 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 	fprintf(f, "\n  ]\n}\n");
 }
 
-int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,
-		struct mm_error *err)
-{
-	const char *ext = strrchr(path, '.');
-	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char script[4200], datafile[4200];
-	struct outfile out;
-	struct stat st;
-	FILE *f, *d;
-	int fd, dfd, status, n = 0, rc, slot[2], child;
-	pid_t pid;
+struct plot_args {
+	const struct report_ctx *ctx;
+	const struct curve *c;
+	int ncurves;
+};
 
-	if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
-		return mm_fail(err, MM_EINVAL, "--plot %s: expected a file name ending in .png or .svg", path);
-	if (strchr(path, '\'') || strlen(path) > 4000)
-		return mm_fail(err, MM_EINVAL, "--plot %s: a quote or an overlong name cannot be passed to gnuplot",
-			       path);
-	/* gnuplot draws into a side file, renamed only when complete: nothing half-written; the
-	 * script and the data go on every exit, a signal's included (cleanup.h) */
-	if ((rc = outfile_reserve(&out, path, ctx->force, "--plot", err)))
-		return rc;
-	snprintf(script, sizeof(script), "%s/mmsim-plot-XXXXXX", tmpdir);
-	snprintf(datafile, sizeof(datafile), "%s/mmsim-plot-XXXXXX.dat", tmpdir);
-	fd = mkstemp(script);
-	dfd = fd < 0 ? -1 : mkstemps(datafile, 4);
-	if (fd < 0 || dfd < 0) {
-		rc = mm_fail(err, MM_EIO, "--plot: cannot create a temporary file: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd), unlink(script);
-		outfile_abort(&out);
-		return rc;
-	}
-	slot[0] = cleanup_add_file(script);
-	slot[1] = cleanup_add_file(datafile);
-	f = fdopen(fd, "w");
-	d = fdopen(dfd, "w");
-	if (!f || !d || slot[0] < 0 || slot[1] < 0) {
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		if (d)
-			fclose(d);
-		else
-			close(dfd);
-		rc = mm_fail(err, MM_EIO, "--plot: cannot write temporary files");
-		goto out;
-	}
+static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
+{
+	const struct plot_args *pa = arg;
+	const struct report_ctx *ctx = pa->ctx;
+	const struct curve *c = pa->c;
+	int ncurves = pa->ncurves, n = 0;
+
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m] || !c[i].has_band)
@@ -337,9 +303,6 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 			fprintf(d, "%d %.6g\n", c[i].meas_tasks[p], c[i].meas_ops[p]);
 		fprintf(d, "\n\n");
 	}
-	fclose(d);
-	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
-	fprintf(f, "set output '%s'\n", out.tmp);
 	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
 	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
@@ -396,36 +359,14 @@ int report_plot(const char *path, const struct report_ctx *ctx, const struct cur
 			fprintf(f, ", '%s' index %d with points pt 7 ps 1.5 title '%s measured'", datafile, n,
 				c[i].label);
 	fprintf(f, "\n");
-	fclose(f);
-	pid = fork();
-	if (pid == 0) {
-		cleanup_child_setup();
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	status = -1;
-	if (pid > 0) {
-		setpgid(pid, pid);
-		child = cleanup_add_child(pid);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		cleanup_forget_child(child);
-	}
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(out.tmp, &st) || st.st_size == 0) {
-		rc = mm_fail(err, MM_EIO, "--plot %s: gnuplot failed%s", path,
-			     WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (is gnuplot installed?)"
-									     : " (can the file be written there?)");
-		goto out;
-	}
-	rc = outfile_commit(&out, err);
-out:
-	unlink(script);
-	unlink(datafile);
-	cleanup_forget_file(slot[0]);
-	cleanup_forget_file(slot[1]);
-	if (rc)
-		outfile_abort(&out);
-	return rc;
+}
+
+int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,
+		struct mm_error *err)
+{
+	struct plot_args pa = {ctx, c, ncurves};
+
+	return plot_run(path, ctx->force, "--plot", plot_curves, &pa, err);
 }
 
 /* One field of a will-it-scale row, the whole of it a decimal number (not inf, nan or hex). */
