@@ -1307,7 +1307,7 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 		return die(2, "reproduce: --format '%s': expected table or csv", o->format);
 	if (!strcmp(what, "published")) {
 		if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
-		    o->ops_per_task || o->measured || o->fit_tasks)
+		    o->ops_per_task || o->measured || o->fit_tasks || o->placement)
 			return die(
 			    2, "reproduce published takes its scenarios, machines, kernels and task counts from "
 			       "data/reference/published/curves.csv (or --measured-dir DIR's); it takes only "
@@ -1320,7 +1320,7 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 		return 0;
 	}
 	if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
-	    o->ops_per_task || o->plot || o->measured || o->fit_tasks)
+	    o->ops_per_task || o->plot || o->measured || o->fit_tasks || o->measured_dir || o->placement)
 		return die(2, "reproduce seeds chooses its own scenarios, machines and task counts; it takes only "
 			      "--format, --events and --seed (its sensitivity table is always shown)");
 	if (reproduce_seeds(&ro, &err))

@@ -442,6 +442,12 @@ set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900)
 mmsim_cli(reproduce_published_own_choices fail
   PATTERNS "reproduce published takes its scenarios, machines, kernels and task counts"
   ARGS reproduce published --machine amd-2s-128c)
+mmsim_cli(reproduce_published_own_placement fail
+  PATTERNS "reproduce published takes its scenarios, machines, kernels and task counts"
+  ARGS reproduce published --placement spread)
+mmsim_cli(reproduce_seeds_no_measured_dir fail
+  PATTERNS "reproduce seeds chooses its own scenarios"
+  ARGS reproduce seeds --measured-dir /tmp)
 add_test(NAME cli_reproduce_published
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_published.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_reproduce_published PROPERTIES LABELS model TIMEOUT 900)
