@@ -52,6 +52,7 @@ enum {
 	K_TRYLOCK_CMPXCHG,
 	K_WAKE_AFTER_UNLOCK,
 	K_WRITER_QUEUE_RMW,
+	K_READER_SPIN_ADAPTIVE,
 	K_NKEYS
 };
 
@@ -88,6 +89,11 @@ static const struct lk_key rwsem_keys[] = {
 			    "every writer that queues updates count with an atomic under wait_lock (3.x "
 			    "rwsem_down_write_failed's rwsem_atomic_update); 0: only the first, the others "
 			    "read it (5.3 rwsem_down_write_slowpath)"},
+    [K_READER_SPIN_ADAPTIVE] = {"reader_spin_adaptive", 0, 1, 1,
+				"a writer that found RWSEM_NONSPINNABLE set (a writer had timed out spinning on "
+				"readers) when it entered the slow path sets RD_NONSPINNABLE once it owns the "
+				"lock, and readers do not spin while it stays: readers keep it, a writer's owner "
+				"store clears it (5.3 5cfd92e12e13; gone with reader spinning in 5.11)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -96,20 +102,21 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
-	    wake_after_unlock, writer_queue_rmw;
+	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive;
 	sim_time_t handoff_ps; /* 0: no handoff */
 	int handoff;	       /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
+	int rd_nonspinnable;   /* RWSEM_RD_NONSPINNABLE (reader_spin_adaptive): readers do not spin */
 	int wl_holder;	       /* wait_lock holder task, -1 */
 	/* optimistic spinners (osq): FIFO, the head spins on the lock */
 	int *osq;
@@ -125,6 +132,7 @@ struct rwsem_task {
 	int osq_go;	       /* the previous optimistic spinner left the osq */
 	sim_time_t spin_since; /* when its optimistic spin began */
 	uint64_t seen;	       /* count-word version seen by a trylock's load */
+	int saw_nonspinnable;  /* a writer: RWSEM_NONSPINNABLE was set when it entered the slow path */
 };
 
 #define R(lk) ((struct rwsem_state *)lk_priv(lk))
@@ -159,6 +167,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->handoff_ps = (sim_time_t)llround(v[K_HANDOFF_MS] * 1e9);
 	r->wake_after_unlock = v[K_WAKE_AFTER_UNLOCK] != 0;
 	r->writer_queue_rmw = v[K_WRITER_QUEUE_RMW] != 0;
+	r->reader_spin_adaptive = v[K_READER_SPIN_ADAPTIVE] != 0;
 	r->wl_holder = -1;
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
@@ -211,6 +220,16 @@ static void take_write(struct lock_inst *lk, int me)
 {
 	lk->holder = me;
 	R(lk)->nonspinnable = 0;
+	R(lk)->rd_nonspinnable = 0;
+}
+
+/* A writer owns the lock from the slow path: 5.3's rwsem_down_write_slowpath (with 5cfd92e12e13)
+ * ORs RD_NONSPINNABLE into owner when it saw NONSPINNABLE on entry (reader_spin_adaptive). */
+static void take_write_slow(struct lock_inst *lk, struct lk_task *st, int me)
+{
+	take_write(lk, me);
+	if (R(lk)->reader_spin_adaptive && RT(st)->saw_nonspinnable)
+		R(lk)->rd_nonspinnable = 1;
 }
 
 static int can_write(const struct lock_inst *lk, int me)
@@ -383,6 +402,8 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_OWNER;
 			} else {
 				st->first_try = 0;
+				if (!rd)
+					RT(st)->saw_nonspinnable = R(lk)->nonspinnable;
 				st->phase = rd ? P_RD_SLOW : R(lk)->writer_spin ? P_WR_SPIN_JOIN : P_QUEUE;
 			}
 			break;
@@ -401,7 +422,8 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				lk->nreaders++; /* reader lock stealing */
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (R(lk)->reader_spin && lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
+			} else if (R(lk)->reader_spin && !R(lk)->rd_nonspinnable && lk->holder >= 0 &&
+				   rt_task_on_cpu(s, lk->holder)) {
 				st->phase = P_RD_SPIN;
 			} else {
 				st->phase = P_QUEUE;
@@ -424,7 +446,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				if (rd)
 					lk->nreaders++;
 				else
-					take_write(lk, me);
+					take_write_slow(lk, st, me);
 				lk->version++;
 				st->phase = P_TAKEN_WL;
 				break;
@@ -539,7 +561,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
-				take_write(lk, me);
+				take_write_slow(lk, st, me);
 				lk->version++;
 				st->phase = P_WR_LEAVE_GOT;
 			} else {
@@ -565,7 +587,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 					lk_count_stat(lk, LKS_HANDOFF);
 				}
 				wq_remove(lk, me);
-				take_write(lk, me);
+				take_write_slow(lk, st, me);
 				lk->version++;
 				st->phase = P_WR_RETRY_GOT;
 				break;

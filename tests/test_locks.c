@@ -383,6 +383,9 @@ static void rw_run(const char *era, const char *keys, const char *topo, const ch
 }
 
 #define RW_HDR "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
+#define RW_HDR_ROLES                                                                                    \
+	"scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\nrole r tasks 1\n" \
+	"role w1 tasks 1\nrole w2 tasks 1\nbegin\n"
 
 /*
  * owner and trylock_cmpxchg, by the path cost of one task alone (every access a cache hit: 1 ns,
@@ -456,6 +459,59 @@ static void rwsem_writer_spins_on_readers_for_a_bounded_time(void **state)
 	assert_true(on.locks[0].sleeps > 0 && off.locks[0].sleeps > 0);
 	assert_true(on_us > 10.5 - 0.1 && on_us < 10.5 + 0.5);
 	assert_true(off_us < 1);
+}
+
+/*
+ * reader_spin_adaptive (5.3, 5cfd92e12e13), on the 5.3 preset (readers spin on a running writer):
+ * reader R holds the lock 50 us; writer W1 comes at 1 us, spins 10.5 us on the reader-owned lock,
+ * sets NONSPINNABLE and sleeps; writer W2 comes at 15 us, sees NONSPINNABLE as it enters the slow
+ * path and sleeps.  R's release wakes W1, which holds the lock 2 us and wakes W2; W2 saw the bit,
+ * so with the key it sets RD_NONSPINNABLE and holds the lock 60 us.  R reads again at 70 us and
+ * finds W2 running: with the key it may not spin and sleeps (near no time on a CPU in that step),
+ * without it spins until W2 leaves, tens of us on the CPU.
+ */
+static void rwsem_reader_spin_adaptive_stops_readers_after_a_writer_timeout(void **state)
+{
+	const char *scn =
+	    RW_HDR_ROLES "as r\n  f lock L read\n  f compute 50000ns\n  f unlock L read\n"
+			 "  f compute 20000ns\n  rd2 lock L read\n  f compute 100ns\n  f unlock L read\nend\n"
+			 "as w1\n  f compute 1000ns\n  f lock L write\n  f compute 2000ns\n  f unlock L write\nend\n"
+			 "as w2\n  f compute 15000ns\n  f lock L write\n  f compute 60000ns\n"
+			 "  f unlock L write\nend\n";
+	double on_cpu_us[2];
+
+	for (int key = 0; key < 2; key++) {
+		char hw[1024], k[512], kt[1024];
+		struct tworld w;
+		struct sim_result r;
+		struct sim_step_stats st[64];
+		int pc2 = -1;
+
+		memset(st, 0, sizeof(st));
+		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
+		t_kernel_text(k, sizeof(k), "qspinlock", "5.3");
+		snprintf(kt, sizeof(kt), "%s[rwsem]\nreader_spin_adaptive = %d\n", k, key);
+		t_world(&w, "pack:1 numa:1 core:4 pu:1", hw, kt, scn);
+		assert_true(w.prog.n < 64);
+		for (int pc = 0; pc < w.prog.n; pc++)
+			if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "rd2"))
+				pc2 = pc;
+		assert_true(pc2 >= 0);
+		struct sim_config c = t_cfg(&w, 3);
+
+		c.ops_per_task = 1;
+		c.aligned_start = 1;
+		c.steps = st;
+		t_run(&c, &r);
+		assert_int_equal(r.locks[0].violations, 0);
+		assert_true(st[pc2].visits > 0.5);
+		on_cpu_us[key] = sim_step_on_ps(&st[pc2]) / st[pc2].visits / 1e6;
+		t_world_free(&w);
+	}
+	print_message("on-CPU in the second down_read: %.2f us without the key, %.2f us with it\n", on_cpu_us[0],
+		      on_cpu_us[1]);
+	assert_true(on_cpu_us[0] > 20);
+	assert_true(on_cpu_us[1] < 1);
 }
 
 /*
@@ -696,6 +752,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_owner_and_trylock_cost_what_they_access),
 	    cmocka_unit_test(rwsem_writer_spin_waits_on_the_cpu),
 	    cmocka_unit_test(rwsem_writer_spins_on_readers_for_a_bounded_time),
+	    cmocka_unit_test(rwsem_reader_spin_adaptive_stops_readers_after_a_writer_timeout),
 	    cmocka_unit_test(rwsem_reader_spin_key),
 	    cmocka_unit_test(rwsem_reader_steal_queues_fewer_readers),
 	    cmocka_unit_test(rwsem_handoff_stops_a_writer_starving),
