@@ -724,7 +724,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 					}
 			} else
 				continue;
-			if (isnan(mr) || isnan(pr))
+			if (isnan(mr) || isnan(pr) || npair == (int)(sizeof(pair_e) / sizeof(pair_e[0])))
 				continue;
 			{
 				int agree = direction(mr) == direction(pr);
