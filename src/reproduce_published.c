@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
+#include "cleanup.h"
 #include "fit.h"
 #include "machine.h"
 #include "plot.h"
@@ -525,21 +526,50 @@ static void plot_curve(FILE *f, FILE *d, const char *datafile, void *arg)
 	fprintf(f, "\n");
 }
 
+static int plottable(const struct pcurve *k)
+{
+	return !k->skip[0] && k->n && is_rate(k);
+}
+
+/* Before minutes of simulation: a plot that could not be written is refused now. */
+static int plots_check(const struct reproduce_opts *o, const struct pcurve *c, int nc, struct mm_error *err)
+{
+	char path[4096];
+	struct stat st;
+	int rc;
+
+	if (stat(o->plot_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return mm_fail(err, MM_EINVAL,
+			       "--plot %s: not a directory (reproduce published draws one PNG per curve "
+			       "into it)",
+			       o->plot_dir);
+	for (int i = 0; i < nc; i++)
+		if (plottable(&c[i])) {
+			snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);
+			if ((rc = outfile_check(path, o->force, "--plot", err)))
+				return rc;
+		}
+	return 0;
+}
+
 static int plots(const struct reproduce_opts *o, struct pcurve *c, int nc, struct mm_error *err)
 {
 	char path[4096];
-	int rc;
+	int rc = 0, slot = -1;
 
-	if (mkdir(o->plot_dir, 0777) && errno != EEXIST)
+	if (mkdir(o->plot_dir, 0777) == 0)
+		slot = cleanup_add_file(o->plot_dir); /* made here: gone again if interrupted while empty */
+	else if (errno != EEXIST)
 		return mm_fail(err, MM_EIO, "--plot %s: cannot create the directory: %s", o->plot_dir, strerror(errno));
-	for (int i = 0; i < nc; i++) {
-		if (c[i].skip[0] || !c[i].n || !is_rate(&c[i]))
+	for (int i = 0; i < nc && !rc; i++) {
+		if (!plottable(&c[i]))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);
-		if ((rc = plot_run(path, o->force, "--plot", plot_curve, &c[i], err)))
-			return rc;
+		rc = plot_run(path, o->force, "--plot", plot_curve, &c[i], err);
 	}
-	return 0;
+	if (slot >= 0)
+		cleanup_forget_file(slot);
+	return rc;
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */
@@ -573,6 +603,8 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 		goto out;
 	}
 	if ((rc = parse_curves(ctext, cwhere, c, &nc, err)) || (rc = parse_points(ptext, pwhere, c, nc, &nrows, err)))
+		goto out;
+	if (o->plot_dir && (rc = plots_check(o, c, nc, err)))
 		goto out;
 	/* a change curve's comparison runs at its task counts */
 	for (int i = 0; i < nc; i++)

@@ -47,6 +47,28 @@ printf '%s\n' "$second" | awk -F, '
 [ "$(printf '%s\n' "$second" | grep -c '^pair,')" = 5 ] || { echo "FAIL: expected 5 pair rows"; fail=1; }
 [ "$(printf '%s\n' "$second" | grep -c '^point,')" = 15 ] || { echo "FAIL: expected 15 point rows"; fail=1; }
 
+# --plot DIR: one PNG per throughput curve; an existing plot is not overwritten without --force, and
+# that is known before anything is simulated; a file is not a directory
+if command -v gnuplot > /dev/null; then
+	"$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$tmp/plots" > /dev/null 2>&1 &&
+		[ -s "$tmp/plots/a.png" ] && [ -s "$tmp/plots/b.png" ] && [ ! -e "$tmp/plots/i.png" ] &&
+		echo "ok:   --plot DIR drew a.png and b.png (no plot of the idle curve)" ||
+		{ echo "FAIL: --plot DIR did not draw a.png and b.png alone"; fail=1; }
+	out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$tmp/plots" 2>&1) &&
+		{ echo "FAIL: an existing plot was overwritten without --force"; fail=1; }
+	printf '%s\n' "$out" | grep -q "a.png exists: not overwritten" && ! printf '%s\n' "$out" | grep -q "simulations" &&
+		echo "ok:   an existing plot is refused before anything is simulated" ||
+		{ echo "FAIL: existing plot: '$out'"; fail=1; }
+	"$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$tmp/plots" --force > /dev/null 2>&1 ||
+		{ echo "FAIL: --force does not replace the plots"; fail=1; }
+else
+	echo "skipped: --plot checks (no gnuplot)"
+fi
+out=$("$mmsim" reproduce published --measured-dir "$tmp" --plot "$tmp/curves.csv" 2>&1) &&
+	{ echo "FAIL: --plot FILE accepted"; fail=1; }
+printf '%s\n' "$out" | grep -q "curves.csv: not a directory" && echo "ok:   --plot FILE refused" ||
+	{ echo "FAIL: --plot FILE: '$out'"; fail=1; }
+
 # malformed suites: the message names the file and line
 expect_err() { # what, pattern
 	if out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 2>&1); then
