@@ -79,22 +79,8 @@ static char *published_text(const char *dir, const char *name, char *where, size
 	char *t = NULL;
 
 	if (dir) {
-		FILE *f;
-		long len;
-
 		snprintf(where, cap, "%s/%s.csv", dir, name);
-		if (!(f = fopen(where, "r"))) {
-			mm_fail(err, MM_ENOENT, "%s: %s", where, strerror(errno));
-			return NULL;
-		}
-		if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (16 << 20) || fseek(f, 0, SEEK_SET) ||
-		    !(t = calloc(1, (size_t)len + 1)) || fread(t, 1, (size_t)len, f) != (size_t)len) {
-			mm_fail(err, t ? MM_EIO : MM_ENOMEM, "%s: cannot read it (at most 16 MiB)", where);
-			free(t);
-			t = NULL;
-		}
-		fclose(f);
-		return t;
+		return mm_read_text_file(where, &t, err) ? NULL : t;
 	}
 	snprintf(where, cap, "data/reference/published/%s.csv", name);
 	if (!(b = builtin_find("published", name))) {

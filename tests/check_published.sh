@@ -99,7 +99,7 @@ cp "$tmp/curves.good" "$tmp/curves.csv"
 echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1," >> "$tmp/curves.csv"
 expect_err "a short line" "curves.csv:6: expected 13 fields, found 12"
 rm "$tmp/points.csv"
-expect_err "a missing file" "points.csv: No such file or directory"
+expect_err "a missing file" "points.csv: cannot open: No such file or directory"
 
 # the built-in suite: every published value is in a point row or a skipped curve's count
 out=$("$mmsim" reproduce published --format csv --events 20000 2>/dev/null) ||
