@@ -357,16 +357,23 @@ static void rwsem_3x_wakes_the_queued_readers_in_one_batch(void **state)
 /* ---- the [rwsem] keys: one hand-worked answer each ------------------------ */
 
 /* A run of @scn on an rwsem of preset @era with [rwsem] @keys ("" for none). */
-static void rw_run_steps(const char *era, const char *keys, const char *topo, const char *scn, int ntasks,
-			 int64_t ops_per_task, struct sim_result *r, struct sim_step_stats *steps)
+/* The world of @scn on an rwsem of preset @era with [rwsem] @keys ("" for none). */
+static void rw_world(struct tworld *w, const char *era, const char *keys, const char *topo, const char *scn)
 {
 	char hw[1024], k[512], kt[1024];
-	struct tworld w;
 
 	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
 	t_kernel_text(k, sizeof(k), "qspinlock", era);
 	snprintf(kt, sizeof(kt), "%s[rwsem]\n%s", k, keys);
-	t_world(&w, topo, hw, kt, scn);
+	t_world(w, topo, hw, kt, scn);
+}
+
+static void rw_run_steps(const char *era, const char *keys, const char *topo, const char *scn, int ntasks,
+			 int64_t ops_per_task, struct sim_result *r, struct sim_step_stats *steps)
+{
+	struct tworld w;
+
+	rw_world(&w, era, keys, topo, scn);
 	struct sim_config c = t_cfg(&w, ntasks);
 
 	c.ops_per_task = ops_per_task;
@@ -481,17 +488,15 @@ static void rwsem_reader_spin_adaptive_stops_readers_after_a_writer_timeout(void
 	double on_cpu_us[2];
 
 	for (int key = 0; key < 2; key++) {
-		char hw[1024], k[512], kt[1024];
+		char keys[64];
 		struct tworld w;
 		struct sim_result r;
 		struct sim_step_stats st[64];
 		int pc2 = -1;
 
 		memset(st, 0, sizeof(st));
-		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
-		t_kernel_text(k, sizeof(k), "qspinlock", "5.3");
-		snprintf(kt, sizeof(kt), "%s[rwsem]\nreader_spin_adaptive = %d\n", k, key);
-		t_world(&w, "pack:1 numa:1 core:4 pu:1", hw, kt, scn);
+		snprintf(keys, sizeof(keys), "reader_spin_adaptive = %d\n", key);
+		rw_world(&w, "5.3", keys, "pack:1 numa:1 core:4 pu:1", scn);
 		assert_true(w.prog.n < 64);
 		for (int pc = 0; pc < w.prog.n; pc++)
 			if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "rd2"))
