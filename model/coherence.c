@@ -27,12 +27,11 @@ int coh_model_init(struct coh_model *m, const struct topology *topo, const struc
 	m->l3_mask = calloc((size_t)topo->nl3 * nw, sizeof(uint64_t));
 	m->pkg_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
 	m->pkg_of_node = calloc(topo->nnuma, sizeof(int));
-	m->dist = malloc((size_t)topo->ncpus * topo->ncpus);
 	if (topo->pkg_hops) {
 		m->near_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
 		m->far_mask = calloc((size_t)topo->npackages * nw, sizeof(uint64_t));
 	}
-	if (!m->core_mask || !m->l3_mask || !m->pkg_mask || !m->pkg_of_node || !m->dist ||
+	if (!m->core_mask || !m->l3_mask || !m->pkg_mask || !m->pkg_of_node ||
 	    (topo->pkg_hops && (!m->near_mask || !m->far_mask))) {
 		coh_model_free(m);
 		return MM_ENOMEM;
@@ -52,9 +51,6 @@ int coh_model_init(struct coh_model *m, const struct topology *topo, const struc
 				bit_set((hops > 1 ? m->far_mask : m->near_mask) + (size_t)p * nw, c);
 		}
 	}
-	for (int a = 0; a < topo->ncpus; a++)
-		for (int b = 0; b < topo->ncpus; b++)
-			m->dist[(size_t)a * topo->ncpus + b] = (uint8_t)topo_distance(topo, a, b);
 	memcpy(m->lat_ps, hw->lat_ps, sizeof(m->lat_ps));
 	m->mem_local_ps = hw->mem_local_ps;
 	m->mem_remote_ps = hw->mem_remote_ps;
@@ -72,17 +68,16 @@ void coh_model_free(struct coh_model *m)
 	free(m->pkg_of_node);
 	free(m->near_mask);
 	free(m->far_mask);
-	free(m->dist);
 	memset(m, 0, sizeof(*m));
 }
 
-void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint64_t *bits)
+void coh_line_init(const struct coh_model *m, struct coh_line *l, int home)
 {
 	memset(l, 0, sizeof(*l));
 	l->home = home;
 	l->owner = -1;
 	l->last = -1;
-	l->sharers = bits;
+	l->solo = -1;
 	l->qends[0] = l->qends[1] = l->unindexed = -1;
 }
 
@@ -90,6 +85,8 @@ void coh_line_free(struct coh_line *l)
 {
 	free(l->dom);
 	l->dom = NULL;
+	free(l->sharers);
+	l->sharers = NULL;
 	l->qends[0] = l->qends[1] = l->unindexed = -1;
 	l->qlen = 0;
 }
@@ -102,9 +99,26 @@ static enum topo_dist via_home(const struct coh_model *m, enum topo_dist d, int 
 	return d;
 }
 
+/* topo_distance from the CPUs' ids, without its checks: on the hot path, and no N x N table */
+static inline enum topo_dist cpu_dist(const struct topology *t, int a, int b)
+{
+	const struct topo_cpu *x = &t->cpu[a], *y = &t->cpu[b];
+
+	if (a == b)
+		return TOPO_SELF;
+	if (x->core == y->core)
+		return TOPO_SMT;
+	if (x->l3 == y->l3)
+		return TOPO_L3;
+	if (x->package == y->package)
+		return TOPO_PACKAGE;
+	return t->pkg_hops && t->pkg_hops[(size_t)x->package * t->npackages + y->package] > 1 ? TOPO_REMOTE_FAR
+											      : TOPO_REMOTE;
+}
+
 enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home)
 {
-	return via_home(m, (enum topo_dist)m->dist[(size_t)from * m->topo->ncpus + to], to, home);
+	return via_home(m, cpu_dist(m->topo, from, to), to, home);
 }
 
 static int any_outside(const struct coh_model *m, const uint64_t *bits, const uint64_t *mask)
@@ -123,6 +137,12 @@ static int any_inside(const struct coh_model *m, const uint64_t *bits, const uin
 	return 0;
 }
 
+/* Is @cpu in the line's sharer set? */
+static inline int is_sharer(const struct coh_line *l, int cpu)
+{
+	return l->sharers ? bit_test(l->sharers, cpu) : l->nsharers && l->solo == cpu;
+}
+
 /* Farthest sharer other than @cpu, as a distance class. */
 static enum topo_dist farthest_sharer(const struct coh_model *m, const struct coh_line *l, int cpu)
 {
@@ -130,6 +150,8 @@ static enum topo_dist farthest_sharer(const struct coh_model *m, const struct co
 	const int nw = m->nwords;
 	int others;
 
+	if (!l->sharers) /* one sharer: the set's answer is the distance to it */
+		return coh_dist(m, l->solo, cpu, l->home);
 	if (any_outside(m, l->sharers, m->pkg_mask + (size_t)tc->package * nw))
 		return m->far_mask && any_inside(m, l->sharers, m->far_mask + (size_t)tc->package * nw)
 			   ? TOPO_REMOTE_FAR
@@ -147,6 +169,8 @@ static enum topo_dist nearest_sharer(const struct coh_model *m, const struct coh
 	const struct topo_cpu *tc = &m->topo->cpu[cpu];
 	const int nw = m->nwords;
 
+	if (!l->sharers)
+		return coh_dist(m, l->solo, cpu, l->home);
 	if (bit_test(l->sharers, cpu))
 		return TOPO_SELF;
 	if (any_inside(m, l->sharers, m->core_mask + (size_t)tc->core * nw))
@@ -167,7 +191,7 @@ int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int 
 		return 1;
 	if (coh_exclusive(op))
 		return 0;
-	return l->owner < 0 && l->nsharers && bit_test(l->sharers, cpu);
+	return l->owner < 0 && l->nsharers && is_sharer(l, cpu);
 }
 
 int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op)
@@ -181,26 +205,45 @@ int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu
 	return m->lat_ps[nearest_sharer(m, l, cpu)];
 }
 
-void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op)
+/* @cpu joins the sharers (it is not one yet).  The first one is kept alone; a second one makes
+ * the bitset, which the line then keeps.  0 or MM_ENOMEM. */
+static int add_sharer(const struct coh_model *m, struct coh_line *l, int cpu)
 {
+	if (!l->sharers) {
+		if (!l->nsharers) {
+			l->solo = cpu;
+			l->nsharers = 1;
+			return 0;
+		}
+		if (!(l->sharers = calloc(m->nwords, sizeof(uint64_t))))
+			return MM_ENOMEM;
+		bit_set(l->sharers, l->solo);
+	}
+	bit_set(l->sharers, cpu);
+	l->nsharers++;
+	return 0;
+}
+
+int coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op)
+{
+	int rc = 0;
+
 	if (coh_exclusive(op)) {
-		if (l->nsharers)
+		if (l->nsharers && l->sharers)
 			memset(l->sharers, 0, m->nwords * sizeof(uint64_t));
 		l->nsharers = 0;
 		l->owner = cpu;
 	} else if (l->owner != cpu) {
 		if (l->owner >= 0) {
-			bit_set(l->sharers, l->owner);
-			l->nsharers = 1;
+			rc = add_sharer(m, l, l->owner); /* the set is empty while a CPU owns the line */
 			l->owner = -1;
 		}
-		if (!bit_test(l->sharers, cpu)) {
-			bit_set(l->sharers, cpu);
-			l->nsharers++;
-		}
+		if (!rc && !is_sharer(l, cpu))
+			rc = add_sharer(m, l, cpu);
 	}
 	l->last = cpu;
 	l->grants++;
+	return rc;
 }
 
 /* ---- the request queue ------------------------------------------------ */
@@ -300,7 +343,6 @@ static void remove_req(const struct coh_model *m, struct coh_line *l, struct coh
 /* local-first on a short queue: the oldest of the nearest requests by scanning */
 static int32_t scan_nearest(const struct coh_model *m, const struct coh_line *l, const struct coh_req *pool)
 {
-	const uint8_t *row = m->dist + (size_t)l->last * m->topo->ncpus;
 	const int home_pkg = m->home_snoop ? m->pkg_of_node[l->home] : -1;
 	int32_t best = l->qends[0];
 	enum topo_dist bd = coh_dist(m, l->last, pool[best].qcpu, l->home);
@@ -308,7 +350,7 @@ static int32_t scan_nearest(const struct coh_model *m, const struct coh_line *l,
 	/* nothing but the CPU itself is nearer than its SMT sibling: stop there */
 	for (int32_t i = pool[best].link[COH_LIST_ALL][0]; i >= 0 && bd > TOPO_SMT; i = pool[i].link[COH_LIST_ALL][0]) {
 		const int cpu = pool[i].qcpu;
-		enum topo_dist d = (enum topo_dist)row[cpu];
+		enum topo_dist d = cpu_dist(m->topo, l->last, cpu);
 
 		if (d == TOPO_PACKAGE && home_pkg >= 0 && m->topo->cpu[cpu].package != home_pkg)
 			d = TOPO_REMOTE;

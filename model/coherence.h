@@ -61,11 +61,12 @@ struct coh_req {
 };
 
 struct coh_line {
-	int32_t home;  /* NUMA node */
-	int32_t owner; /* CPU holding it exclusive, or -1 */
-	int32_t last;  /* CPU that received the last grant, or -1 */
-	int32_t nsharers;
-	uint64_t *sharers; /* bitset over CPUs (when owner < 0) */
+	int32_t home;	   /* NUMA node */
+	int32_t owner;	   /* CPU holding it exclusive, or -1 */
+	int32_t last;	   /* CPU that received the last grant, or -1 */
+	int32_t nsharers;  /* when owner < 0 */
+	int32_t solo;	   /* without a bitset: the one sharer, if nsharers is 1 */
+	uint64_t *sharers; /* bitset over CPUs, made when a second CPU shares the line; else NULL */
 	/*
 	 * Pending requests, linked through the request pool in arrival order.
 	 * Once a local-first queue has been long, @dom also lists them by the
@@ -92,7 +93,6 @@ struct coh_model {
 	/* with a hop matrix (topology pkg_hops), one bitset per package: the CPUs of the packages
 	 * one hop away and of those two hops away; NULL without */
 	uint64_t *near_mask, *far_mask;
-	uint8_t *dist; /* ncpus x ncpus distance classes */
 	int64_t lat_ps[TOPO_NDIST];
 	int64_t mem_local_ps, mem_remote_ps;
 	int home_snoop;
@@ -103,8 +103,8 @@ struct coh_model {
 int coh_model_init(struct coh_model *m, const struct topology *topo, const struct hw_profile *hw);
 void coh_model_free(struct coh_model *m);
 
-/* @bits must have m->nwords zeroed words; the line starts in memory. */
-void coh_line_init(const struct coh_model *m, struct coh_line *l, int home, uint64_t *bits);
+/* The line starts in memory.  coh_line_free() frees what a line has made. */
+void coh_line_init(const struct coh_model *m, struct coh_line *l, int home);
 void coh_line_free(struct coh_line *l);
 
 /* Can @cpu perform @op without a transfer? */
@@ -113,8 +113,8 @@ int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int 
 /* Transfer time for @cpu's @op given the line's present state. */
 int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
 
-/* The line's new state once @op by @cpu is granted. */
-void coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op);
+/* The line's new state once @op by @cpu is granted.  0, or MM_ENOMEM (for a sharer set). */
+int coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op);
 
 /* Distance class between two CPUs for a line homed at @home. */
 enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home);

@@ -54,6 +54,13 @@ static int enqueue(struct rt *s, const struct rt_task *t, int li, int slot, int 
 	return -1;
 }
 
+/* The line's state after @cpu's @op (coh_apply); a sharer set it cannot make fails the run. */
+static void line_apply(struct rt *s, struct rt_line *l, int cpu, int op)
+{
+	if (coh_apply(&s->coh, &l->c, cpu, op) && !s->failed)
+		s->failed = mm_fail(s->err, MM_ENOMEM, "out of memory for a cache line's sharers");
+}
+
 /* A spinner re-reads the line it was spinning on. */
 static void refetch(struct rt *s, struct rt_task *st, int li)
 {
@@ -123,7 +130,7 @@ static void service(struct rt *s, int li)
 			l->c.transfer_ps += c;
 			moved = 1;
 		}
-		coh_apply(&s->coh, &l->c, r->cpu, r->op);
+		line_apply(s, l, r->cpu, r->op);
 		if (coh_exclusive(r->op) && l->spin_head >= 0)
 			invalidate_spinners(s, l, r->task);
 		r->extra_ps = 0;
@@ -171,7 +178,7 @@ int rt_access(struct rt *s, struct rt_task *t, int li, int op)
 		return rt_wait_store(s, t);
 	if (l->private_task == t->id) {
 		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
-			coh_apply(&s->coh, &l->c, t->cpu, op);
+			line_apply(s, l, t->cpu, op);
 		t->delay += hit_cost(s, op);
 		return 1;
 	}
@@ -199,7 +206,7 @@ int rt_store_op(struct rt *s, struct rt_task *t, int li, int op, rt_apply_fn app
 		return rt_wait_store(s, t);
 	if (l->private_task == t->id || (t->delay == 0 && coh_holds(&s->coh, &l->c, t->cpu, op))) {
 		if (!coh_holds(&s->coh, &l->c, t->cpu, op))
-			coh_apply(&s->coh, &l->c, t->cpu, op);
+			line_apply(s, l, t->cpu, op);
 		t->delay += s->hit_ps;
 		if (apply)
 			apply(s, obj, t->id, arg);
@@ -231,7 +238,7 @@ void rt_prefetch(struct rt *s, struct rt_task *t, int li)
 	if (t->pf_line >= 0 || t->ps_line == li || coh_holds(&s->coh, &l->c, t->cpu, COH_PREFETCHW))
 		return;
 	if (l->private_task == t->id) {
-		coh_apply(&s->coh, &l->c, t->cpu, COH_PREFETCHW);
+		line_apply(s, l, t->cpu, COH_PREFETCHW);
 		return;
 	}
 	t->pf_line = li;
@@ -313,7 +320,7 @@ static sim_time_t wake_latency(struct rt *s)
 {
 	double u = (double)(rt_random(s) >> 11) * (1.0 / 9007199254740992.0);
 
-	return (sim_time_t)llround((double)s->wakeup_ps * (1 - WAKE_SPREAD + 2 * WAKE_SPREAD * u));
+	return rt_llround((double)s->wakeup_ps * (1 - WAKE_SPREAD + 2 * WAKE_SPREAD * u));
 }
 
 void rt_wake_nth(struct rt *s, struct rt_task *waker, int task, int nth)
@@ -427,10 +434,9 @@ int rt_alloc_lines(struct rt *s, int nlines)
 {
 	s->nlines = nlines;
 	s->line = calloc(nlines, sizeof(*s->line));
-	s->bits = calloc((size_t)nlines * s->coh.nwords, sizeof(uint64_t));
 	s->req = calloc(RQ_SLOTS * s->ntasks, sizeof(*s->req));
 	s->picked = calloc(RQ_SLOTS * s->ntasks, sizeof(int32_t));
-	if (!s->line || !s->bits || !s->req || !s->picked)
+	if (!s->line || !s->req || !s->picked)
 		return mm_fail(s->err, MM_ENOMEM, "out of memory for %d cache lines", nlines);
 	return 0;
 }
@@ -441,7 +447,6 @@ void rt_free(struct rt *s)
 		for (int i = 0; i < s->nlines; i++)
 			coh_line_free(&s->line[i].c);
 	free(s->line);
-	free(s->bits);
 	free(s->req);
 	free(s->picked);
 	coh_model_free(&s->coh);

@@ -74,7 +74,6 @@ struct rt {
 	size_t task_size;
 	int nlines;
 	struct rt_line *line;
-	uint64_t *bits;
 	struct coh_req *req;
 	int32_t *picked;
 	int64_t hit_ps, atomic_ps, pause_ps, wakeup_ps, wake_step_ps;
@@ -97,6 +96,19 @@ enum { EV_RESUME = 1, EV_GRANT, EV_LINE_FREE, EV_WAKE, EV_SPIN_TIMEOUT, EV_REFET
 enum { RQ_ACCESS = 0, RQ_STORE, RQ_PREFETCH, RQ_SLOTS };
 
 uint64_t rt_random(struct rt *r);
+
+/*
+ * llround(x) for a finite |x| < 2^63, inline: the interpreter rounds every step's time, and the
+ * libm call was a tenth of a run.  The cast truncates; x minus its integer part is exact (the
+ * fraction's bits are x's own), so the half-way test is llround's, away from zero.
+ */
+static inline int64_t rt_llround(double x)
+{
+	int64_t i = (int64_t)x;
+	double f = x - (double)i;
+
+	return i + (f >= 0.5) - (f <= -0.5);
+}
 void rt_schedule(struct rt *r, sim_time_t at, int kind, int a, int64_t b);
 /* Run @t again once its pending private time has passed. */
 void rt_resume_later(struct rt *r, struct rt_task *t);

@@ -34,10 +34,25 @@ struct sim_task {
 	int64_t *every;
 	double ops, units;
 	sim_time_t done_at;
-	sim_time_t mark; /* when its previous step ended */
-	double mem_ps;	 /* time spent streaming */
-	sim_time_t debt; /* IPI handlers run on its CPU, not yet charged */
-	double cold;	 /* the share of its 'miss' accesses that go to DRAM (cold_fraction) */
+	sim_time_t mark;	  /* when its previous step ended */
+	double mem_ps;		  /* time spent streaming */
+	sim_time_t debt;	  /* IPI handlers run on its CPU, not yet charged */
+	double cold;		  /* the share of its 'miss' accesses that go to DRAM (cold_fraction) */
+	int scope_at[SC_NSCOPES]; /* the instance of each scope it uses (scope_inst), set once */
+};
+
+/* Where an object's instances start (its first line, or first lock_inst), how many there are per
+ * scope instance, and its scope: what the interpreter needs to find one, resolved once. */
+struct obj_at {
+	int base, count;
+	enum sc_scope scope;
+};
+
+/* Time spent in one program step and its visits: in the measurement window, and over the whole
+ * run; one record, so that a visit updates one cache line. */
+struct step_acc {
+	double ps, n;
+	double ps_all, n_all;
 };
 
 /* A set of objects sharing one cache line name, with its scope. */
@@ -60,6 +75,7 @@ struct sim {
 	struct line_group *group;
 	int (*obj_group)[LK_MAX_LINES]; /* field object -> group in [0]; lock object -> group of each line role */
 	int *obj_lockbase;		/* lock object -> first lock_inst */
+	struct obj_at *obj_at;		/* field object -> its lines; lock object -> its lock_insts */
 	int nlocks;
 	struct lock_inst *lock;
 	char *lk_priv; /* the lock designs' per-task state, lk_priv_size bytes a task */
@@ -67,17 +83,15 @@ struct sim {
 	int node_base; /* per-task lines (qspinlock MCS nodes): node_base + task */
 	double jitter;
 	int ndone;
-	/* per program step: time spent in it and visits (Little's law estimator) */
-	double *step_ps, *step_n; /* in the measurement window */
-	double *step_ps_all, *step_n_all;
-	uint64_t visits;    /* step visits interpreted: the work measure besides events */
-	uint64_t work_cap;  /* events + visits past which the run is stopped (a wrong estimate) */
-	double *iter_units; /* per role, per REPEAT step: units of one iteration (sim_iter_units), else 0 */
+	struct step_acc *step; /* per program step (Little's law estimator) */
+	uint64_t visits;       /* step visits interpreted: the work measure besides events */
+	uint64_t work_cap;     /* events + visits past which the run is stopped (a wrong estimate) */
+	double *iter_units;    /* per role, per REPEAT step: units of one iteration (sim_iter_units), else 0 */
 	/* a scenario with roles: the run's visits per operation of the average task, and per role
-	 * the step times and visits of the window (rstep_ps[role * n + pc]) and of the whole run */
+	 * the step times and visits (rstep[role * n + pc]) */
 	int role_count[SC_MAX_ROLES + 1];
 	double *mix_visits;
-	double *rstep_ps, *rstep_n, *rstep_ps_all, *rstep_n_all;
+	struct step_acc *rstep;
 	uint64_t ops_done; /* operations completed by all tasks */
 	sim_time_t win_t0; /* start of the measurement window (0 before) */
 	int measuring;

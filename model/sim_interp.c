@@ -21,16 +21,16 @@ static int index_of(const struct sim_task *t, const struct prog_insn *in, int co
 
 static int field_line(const struct sim *s, const struct sim_task *t, const struct prog_insn *in)
 {
-	const struct line_group *g = &s->group[s->obj_group[in->obj][0]];
+	const struct obj_at *a = &s->obj_at[in->obj];
 
-	return g->base + scope_inst(s, g->scope, t) * g->count + index_of(t, in, g->count);
+	return a->base + t->scope_at[a->scope] * a->count + index_of(t, in, a->count);
 }
 
 static struct lock_inst *lock_of(const struct sim *s, const struct sim_task *t, const struct prog_insn *in)
 {
-	const struct sc_object *o = &s->sc->obj[in->obj];
+	const struct obj_at *a = &s->obj_at[in->obj];
 
-	return &s->lock[s->obj_lockbase[in->obj] + scope_inst(s, o->scope, t) * o->count + index_of(t, in, o->count)];
+	return &s->lock[a->base + t->scope_at[a->scope] * a->count + index_of(t, in, a->count)];
 }
 
 /* ---- the interpreter ---------------------------------------------------- */
@@ -149,18 +149,19 @@ static void visit(struct sim *s, struct sim_task *t, int pc)
 	sim_time_t end = s->rt.eng.now + t->rt.delay;
 	sim_time_t start = win_from(s, t->mark);
 
-	/* time in the step, counted from the window's start for a visit that began before */
-	s->step_ps[pc] += (double)(end - start);
-	s->step_n[pc] += 1;
-	s->step_ps_all[pc] += (double)(end - t->mark);
-	s->step_n_all[pc] += 1;
-	if (s->rstep_ps) {
-		size_t k = (size_t)t->role * s->prog->n + pc;
+	struct step_acc *a = &s->step[pc];
 
-		s->rstep_ps[k] += (double)(end - start);
-		s->rstep_n[k] += 1;
-		s->rstep_ps_all[k] += (double)(end - t->mark);
-		s->rstep_n_all[k] += 1;
+	/* time in the step, counted from the window's start for a visit that began before */
+	a->ps += (double)(end - start);
+	a->n += 1;
+	a->ps_all += (double)(end - t->mark);
+	a->n_all += 1;
+	if (s->rstep) {
+		a = &s->rstep[(size_t)t->role * s->prog->n + pc];
+		a->ps += (double)(end - start);
+		a->n += 1;
+		a->ps_all += (double)(end - t->mark);
+		a->n_all += 1;
 	}
 	t->mark = end;
 	t->units += 1;
@@ -198,14 +199,14 @@ static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_i
 	if (in->exp_dist && ps > 0) {
 		double u = (double)((rt_random(&s->rt) >> 11) + 1) * (1.0 / 9007199254740993.0);
 
-		return (int64_t)llround(-ps * log(u));
+		return rt_llround(-ps * log(u));
 	}
 	if (s->jitter > 0 && ps > 0) {
 		double u = (double)(rt_random(&s->rt) >> 11) * (1.0 / 9007199254740992.0);
 
 		ps *= 1.0 + s->jitter * (2.0 * u - 1.0);
 	}
-	return (int64_t)llround(ps);
+	return rt_llround(ps);
 }
 
 /*
@@ -234,7 +235,7 @@ static int64_t memory_ps(struct sim *s, struct sim_task *t, int64_t bytes)
 	t->rt.mem_f = f;
 	if (s->measuring)
 		s->bw_bytes[t->rt.node] += (double)bytes;
-	return (int64_t)llround(ps);
+	return rt_llround(ps);
 }
 
 /*
@@ -253,7 +254,7 @@ static int64_t ipi_ps(struct sim *s, struct sim_task *t, const struct prog_insn 
 
 		if (o == t || o->rt.state == T_SLEEP || o->rt.state == T_DONE)
 			continue;
-		o->debt += (int64_t)llround(in->ns * 1000.0 + in->cycles * o->ps_per_cycle * smt_stretch(s, o));
+		o->debt += rt_llround(in->ns * 1000.0 + in->cycles * o->ps_per_cycle * smt_stretch(s, o));
 		targets++;
 	}
 	if (s->measuring)
@@ -512,7 +513,7 @@ static void run_task(struct sim *s, struct sim_task *t)
 			advance(s, t);
 			break;
 		case SA_MISS:
-			t->rt.delay += (sim_time_t)llround(in->misses * t->cold * (double)s->cfg->hw->mem_local_ps);
+			t->rt.delay += rt_llround(in->misses * t->cold * (double)s->cfg->hw->mem_local_ps);
 			advance(s, t);
 			break;
 		case SA_FENCE:

@@ -145,7 +145,7 @@ int sim_setup(struct sim *s)
 	const struct sim_config *cfg = s->cfg;
 	const struct topology *topo = cfg->topo;
 	const struct scenario *sc = s->sc;
-	int *cpus, rc, nobj = sc->nobj, nw, nlines;
+	int *cpus, rc, nobj = sc->nobj, nlines;
 	int active_cores = 0, *core_used, *l3_tasks;
 	const struct lock_design **designs;
 	double ghz;
@@ -165,9 +165,10 @@ int sim_setup(struct sim *s)
 	s->group = calloc(LK_MAX_LINES * nobj + 1, sizeof(*s->group));
 	s->obj_group = calloc(nobj + 1, sizeof(*s->obj_group));
 	s->obj_lockbase = calloc(nobj + 1, sizeof(int));
+	s->obj_at = calloc(nobj + 1, sizeof(*s->obj_at));
 	designs = calloc(nobj + 1, sizeof(*designs));
 	if (!cpus || !s->task || !s->task_of_cpu || !core_used || !l3_tasks || !s->group || !s->obj_group ||
-	    !s->obj_lockbase || !designs) {
+	    !s->obj_lockbase || !s->obj_at || !designs) {
 		rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -215,6 +216,8 @@ int sim_setup(struct sim *s)
 		t->rt.lk = &t->lk;
 		t->lk.priv = s->lk_priv ? s->lk_priv + (size_t)i * s->lk_priv_size : NULL;
 		t->fb_obj = -1;
+		for (int k = 0; k < SC_NSCOPES; k++)
+			t->scope_at[k] = scope_inst(s, (enum sc_scope)k, t);
 		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
 		t->ps_per_cycle = 1000.0 / ghz;
 		t->cold = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]);
@@ -277,7 +280,6 @@ int sim_setup(struct sim *s)
 	}
 	s->node_base = nlines;
 	nlines += s->rt.ntasks; /* per-task lines: qspinlock MCS nodes, one per task (CPU) */
-	nw = s->rt.coh.nwords;
 	if ((rc = rt_alloc_lines(&s->rt, nlines)))
 		goto out;
 	for (int g = 0; g < s->ngroups; g++) {
@@ -296,7 +298,7 @@ int sim_setup(struct sim *s)
 				/* per-CPU data: line k of an instance is CPU k % ncpus's, on its node */
 				if (gr->percpu)
 					home = topo->cpu[k % topo->ncpus].numa;
-				coh_line_init(&s->rt.coh, &s->rt.line[li].c, home, s->rt.bits + (size_t)li * nw);
+				coh_line_init(&s->rt.coh, &s->rt.line[li].c, home);
 				/* threads: the main thread (task 0) set the mm up, so its lines start in
 				 * that CPU's cache, as a process's private lines do in its own */
 				if (gr->scope == SC_MM && cfg->mode == SC_THREADS)
@@ -311,8 +313,7 @@ int sim_setup(struct sim *s)
 	for (int i = 0; i < s->rt.ntasks; i++) {
 		int li = s->node_base + i;
 
-		coh_line_init(&s->rt.coh, &s->rt.line[li].c, topo->cpu[s->task[i].rt.cpu].numa,
-			      s->rt.bits + (size_t)li * nw);
+		coh_line_init(&s->rt.coh, &s->rt.line[li].c, topo->cpu[s->task[i].rt.cpu].numa);
 		s->rt.line[li].private_task = -1;
 		s->rt.line[li].spin_head = -1;
 		s->rt.line[li].stat = -1;
@@ -361,6 +362,15 @@ int sim_setup(struct sim *s)
 			}
 		}
 	}
+	for (int o = 0; o < nobj; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+		const struct line_group *g = &s->group[s->obj_group[o][0]];
+
+		if (ob->is_lock)
+			s->obj_at[o] = (struct obj_at){s->obj_lockbase[o], ob->count, ob->scope};
+		else
+			s->obj_at[o] = (struct obj_at){g->base, g->count, g->scope};
+	}
 	rc = 0;
 out:
 	free(designs);
@@ -388,6 +398,7 @@ void sim_teardown(struct sim *s)
 	free(s->group);
 	free(s->obj_group);
 	free(s->obj_lockbase);
+	free(s->obj_at);
 	free(s->lock);
 	rt_free(&s->rt);
 }

@@ -34,9 +34,9 @@ static void window_stats(struct sim *s, sim_time_t t1)
 	}
 	if (s->cfg->steps)
 		for (int pc = 0; pc < s->prog->n; pc++) {
-			s->cfg->steps[pc].task_ps = s->step_ps[pc];
+			s->cfg->steps[pc].task_ps = s->step[pc].ps;
 			s->cfg->steps[pc].sleep_ps = s->step_sleep[pc];
-			s->cfg->steps[pc].visits = s->step_n[pc];
+			s->cfg->steps[pc].visits = s->step[pc].n;
 		}
 	for (int i = 0; i < s->nlocks; i++) {
 		struct lock_inst *lk = &s->lock[i];
@@ -89,10 +89,12 @@ static void role_rates(struct sim *s, const double *p0)
 
 			if (v <= 0)
 				continue;
-			if (s->rstep_n[k] > 0 || s->rstep_ps[k] > 0)
-				op_ps += v * s->rstep_ps[k] / (s->rstep_n[k] > 0 ? s->rstep_n[k] : 1);
-			else if (s->rstep_n_all[k] > 0)
-				op_ps += v * s->rstep_ps_all[k] / s->rstep_n_all[k];
+			const struct step_acc *a = &s->rstep[k];
+
+			if (a->n > 0 || a->ps > 0)
+				op_ps += v * a->ps / (a->n > 0 ? a->n : 1);
+			else if (a->n_all > 0)
+				op_ps += v * a->ps_all / a->n_all;
 			else
 				known = 0;
 		}
@@ -180,22 +182,16 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		size_t nk = (size_t)nslots * s.prog->n + 1;
 
 		s.mix_visits = calloc(s.prog->n + 1, sizeof(double));
-		s.rstep_ps = calloc(nk, sizeof(double));
-		s.rstep_n = calloc(nk, sizeof(double));
-		s.rstep_ps_all = calloc(nk, sizeof(double));
-		s.rstep_n_all = calloc(nk, sizeof(double));
-		if (!s.mix_visits || !s.rstep_ps || !s.rstep_n || !s.rstep_ps_all || !s.rstep_n_all) {
+		s.rstep = calloc(nk, sizeof(*s.rstep));
+		if (!s.mix_visits || !s.rstep) {
 			rc = mm_fail(err, MM_ENOMEM, "out of memory");
 			goto out;
 		}
 		program_mix_visits(s.prog, s.role_count, s.mix_visits);
 		visits = s.mix_visits;
 	}
-	s.step_ps = calloc(s.prog->n + 1, sizeof(double));
-	s.step_n = calloc(s.prog->n + 1, sizeof(double));
-	s.step_ps_all = calloc(s.prog->n + 1, sizeof(double));
-	s.step_n_all = calloc(s.prog->n + 1, sizeof(double));
-	if (!s.step_ps || !s.step_n || !s.step_ps_all || !s.step_n_all) {
+	s.step = calloc(s.prog->n + 1, sizeof(*s.step));
+	if (!s.step) {
 		rc = mm_fail(err, MM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -248,7 +244,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		 * operation (skip_ahead) are near their steady state from the start, except
 		 * for what the rare step builds up (above) */
 		if (!measuring && s.rt.eng.delivered >= warm &&
-		    (rare_pc < 0 || s.step_n_all[rare_pc] >= s.rt.ntasks || s.rt.eng.delivered >= 50 * warm)) {
+		    (rare_pc < 0 || s.step[rare_pc].n_all >= s.rt.ntasks || s.rt.eng.delivered >= 50 * warm)) {
 			measuring = 1;
 			t0 = s.rt.eng.now;
 			e0 = s.rt.eng.delivered;
@@ -257,12 +253,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 				p0[i] = progress(&s, &s.task[i]);
 				sl0[i] = slept(&s.task[i], t0);
 			}
-			memset(s.step_ps, 0, s.prog->n * sizeof(double));
-			memset(s.step_n, 0, s.prog->n * sizeof(double));
-			if (s.rstep_ps) {
-				memset(s.rstep_ps, 0, (size_t)nslots * s.prog->n * sizeof(double));
-				memset(s.rstep_n, 0, (size_t)nslots * s.prog->n * sizeof(double));
-			}
+			for (int pc = 0; pc < s.prog->n; pc++)
+				s.step[pc].ps = s.step[pc].n = 0;
+			for (size_t k = 0; s.rstep && k < (size_t)nslots * s.prog->n; k++)
+				s.rstep[k].ps = s.rstep[k].n = 0;
 			s.win_t0 = t0;
 			s.measuring = 1;
 			o0 = s.ops_done;
@@ -277,7 +271,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			 * for. */
 			uint64_t work = s.rt.eng.delivered - e0 + (s.visits - v0) / 16;
 			int seen =
-			    rare_pc >= 0 ? s.step_n[rare_pc] >= s.rt.ntasks : s.ops_done - o0 >= (uint64_t)s.rt.ntasks;
+			    rare_pc >= 0 ? s.step[rare_pc].n >= s.rt.ntasks : s.ops_done - o0 >= (uint64_t)s.rt.ntasks;
 
 			if (work >= meas && (seen || work >= 50 * meas)) {
 				complete = 1;
@@ -351,18 +345,20 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			sim_time_t from = t->mark > t0 ? t->mark : t0;
 
 			if (t->rt.state != T_DONE && t->pc < s.prog->n && t1 > from) {
-				s.step_ps[t->pc] += (double)(t1 - from);
-				if (s.rstep_ps)
-					s.rstep_ps[(size_t)t->role * s.prog->n + t->pc] += (double)(t1 - from);
+				s.step[t->pc].ps += (double)(t1 - from);
+				if (s.rstep)
+					s.rstep[(size_t)t->role * s.prog->n + t->pc].ps += (double)(t1 - from);
 			}
 		}
 		for (int pc = 0; pc < s.prog->n && known && !s.prog->nrole; pc++) {
 			if (s.prog->visits[pc] <= 0)
 				continue;
-			if (s.step_n[pc] > 0 || s.step_ps[pc] > 0)
-				op_ps += s.prog->visits[pc] * s.step_ps[pc] / (s.step_n[pc] > 0 ? s.step_n[pc] : 1);
-			else if (s.step_n_all[pc] > 0)
-				op_ps += s.prog->visits[pc] * s.step_ps_all[pc] / s.step_n_all[pc];
+			const struct step_acc *a = &s.step[pc];
+
+			if (a->n > 0 || a->ps > 0)
+				op_ps += s.prog->visits[pc] * a->ps / (a->n > 0 ? a->n : 1);
+			else if (a->n_all > 0)
+				op_ps += s.prog->visits[pc] * a->ps_all / a->n_all;
 			else
 				known = 0;
 		}
@@ -404,16 +400,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 out:
 	free(p0);
 	free(sl0);
-	free(s.step_ps);
-	free(s.step_n);
-	free(s.step_ps_all);
-	free(s.step_n_all);
+	free(s.step);
 	free(s.iter_units);
 	free(s.mix_visits);
-	free(s.rstep_ps);
-	free(s.rstep_n);
-	free(s.rstep_ps_all);
-	free(s.rstep_n_all);
+	free(s.rstep);
 	sim_teardown(&s);
 	return rc;
 }

@@ -36,7 +36,7 @@ static void cw_init(struct cworld *w, enum arb_policy pol, int home_snoop)
 	w->hw.batch_limit = 2;
 	w->hw.home_snoop = home_snoop;
 	assert_int_equal(coh_model_init(&w->m, &w->topo, &w->hw), 0);
-	coh_line_init(&w->m, &w->l, 0, w->bits);
+	coh_line_init(&w->m, &w->l, 0);
 }
 
 static void cw_free(struct cworld *w)
@@ -173,7 +173,7 @@ static void cw_init_8s(struct cworld *w, enum arb_policy pol)
 	w->hw.arbitration = pol;
 	w->hw.batch_limit = 2;
 	assert_int_equal(coh_model_init(&w->m, &w->topo, &w->hw), 0);
-	coh_line_init(&w->m, &w->l, 0, w->bits);
+	coh_line_init(&w->m, &w->l, 0);
 }
 
 static void two_hop_costs_by_hand(void **state)
@@ -321,7 +321,6 @@ static void diff_run(const char *desc, const uint8_t *hops, enum arb_policy pol,
 	struct ref_line *ref = calloc(NLINES, sizeof(*ref));
 	struct coh_req *pool = calloc(DIFF_POOL, sizeof(*pool));
 	int32_t *free_idx = malloc(DIFF_POOL * sizeof(*free_idx)), out[DIFF_POOL], rout[DIFF_POOL];
-	uint64_t bits[NLINES][4] = {{0}};
 	uint64_t rs = seed;
 	int nfree = DIFF_POOL, grow = 60, loads = 50, picks[2] = {0, 0};
 	struct mm_error err;
@@ -340,7 +339,7 @@ static void diff_run(const char *desc, const uint8_t *hops, enum arb_policy pol,
 	hw.batch_limit = batch_limit;
 	assert_int_equal(coh_model_init(&m, &topo, &hw), 0);
 	for (int i = 0; i < NLINES; i++)
-		coh_line_init(&m, &l[i], diff_below(&rs, topo.nnuma), bits[i]);
+		coh_line_init(&m, &l[i], diff_below(&rs, topo.nnuma));
 	for (int i = 0; i < DIFF_POOL; i++)
 		free_idx[i] = i;
 
@@ -515,6 +514,116 @@ static void qspinlock_hands_over_with_plain_stores(void **state)
 	}
 }
 
+/*
+ * The sharer set as a plain list, against the line's (one CPU alone, then a bitset; distance
+ * classes from the CPUs' ids): every CPU's cost and holds for each op after each grant, over
+ * random grants on topologies with SMT, several L3s, home_snoop and a hop matrix.
+ */
+static enum topo_dist ref_class(const struct topology *t, int from, int to, int home_pkg, int home_snoop)
+{
+	enum topo_dist d = topo_distance(t, from, to);
+
+	if (home_snoop && d == TOPO_PACKAGE && t->cpu[to].package != home_pkg)
+		return TOPO_REMOTE;
+	return d;
+}
+
+static void sharer_set_answers_as_a_plain_list(void **state)
+{
+	static const struct {
+		const char *desc;
+		int home_snoop, hops;
+	} worlds[] = {
+	    {"pack:2 numa:1 l3:2 core:2 pu:2", 0, 0},
+	    {"pack:2 numa:1 l3:4 core:4 pu:2", 1, 0},
+	    {"pack:8 numa:1 l3:1 core:2 pu:1", 0, 1},
+	    {"pack:2 numa:2 l3:8 core:4 pu:2", 0, 0}, /* 128 CPUs: two bitset words */
+	};
+	uint64_t rs = 7;
+
+	for (size_t wi = 0; wi < sizeof(worlds) / sizeof(worlds[0]); wi++) {
+		struct topology topo;
+		struct hw_profile hw;
+		struct coh_model m;
+		struct coh_line l;
+		struct mm_error err;
+		uint8_t h[64];
+		int owner = -1, *shares, n, home;
+
+		memset(&topo, 0, sizeof(topo));
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(topo_load_synthetic(&topo, worlds[wi].desc, &err), 0);
+		if (worlds[wi].hops) {
+			wagner_hops(h);
+			assert_int_equal(topo_set_package_hops(&topo, h, 8, "test", &err), 0);
+		}
+		for (int d = 0; d < TOPO_NDIST; d++)
+			hw.lat_ps[d] = 10 + 100 * d;
+		hw.mem_local_ps = 7;
+		hw.mem_remote_ps = 9;
+		hw.home_snoop = worlds[wi].home_snoop;
+		assert_int_equal(coh_model_init(&m, &topo, &hw), 0);
+		n = topo.ncpus;
+		home = diff_below(&rs, topo.nnuma);
+		coh_line_init(&m, &l, home);
+		shares = calloc((size_t)n, sizeof(int));
+		assert_non_null(shares);
+		for (int step = 0; step < 3000; step++) {
+			/* loads more often than stores, so that sets grow past one CPU */
+			const int cpu = diff_below(&rs, n), op = diff_below(&rs, 100) < 75 ? COH_LOAD : COH_STORE;
+			int home_pkg = -1;
+
+			assert_int_equal(coh_apply(&m, &l, cpu, op), 0);
+			if (op != COH_LOAD) {
+				memset(shares, 0, (size_t)n * sizeof(int));
+				owner = cpu;
+			} else if (owner != cpu) {
+				if (owner >= 0)
+					shares[owner] = 1;
+				owner = -1;
+				shares[cpu] = 1;
+			}
+			for (int c = 0; c < n; c++)
+				if (topo.cpu[c].numa == home)
+					home_pkg = topo.cpu[c].package;
+			for (int c = 0; c < n; c++) {
+				int any = 0, mine = owner < 0 && shares[c];
+				enum topo_dist near = TOPO_NDIST, far = TOPO_SELF;
+
+				for (int o = 0; o < n; o++) {
+					enum topo_dist d = ref_class(&topo, o, c, home_pkg, hw.home_snoop);
+
+					if (!shares[o] || owner >= 0)
+						continue;
+					any = 1;
+					if (d < near)
+						near = d;
+					if (o != c && d > far)
+						far = d;
+				}
+				assert_int_equal(coh_holds(&m, &l, c, COH_LOAD), owner == c || mine);
+				assert_int_equal(coh_holds(&m, &l, c, COH_STORE), owner == c);
+				if (owner >= 0) {
+					const int64_t want =
+					    hw.lat_ps[ref_class(&topo, owner, c, home_pkg, hw.home_snoop)];
+
+					assert_int_equal(coh_cost_ps(&m, &l, c, COH_LOAD), want);
+					assert_int_equal(coh_cost_ps(&m, &l, c, COH_RMW), want);
+				} else {
+					assert_true(any);
+					assert_true(l.nsharers == 1 || l.sharers); /* two or more: the bitset */
+					assert_int_equal(coh_cost_ps(&m, &l, c, COH_LOAD), hw.lat_ps[near]);
+					assert_int_equal(coh_cost_ps(&m, &l, c, COH_STORE), hw.lat_ps[far]);
+				}
+			}
+		}
+		free(shares);
+		coh_line_free(&l);
+		coh_model_free(&m);
+		topo_free(&topo);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +633,7 @@ int main(void)
 	    cmocka_unit_test(local_first_prefers_near_but_bounds_bypasses),
 	    cmocka_unit_test(local_first_picks_as_the_full_scan_did),
 	    cmocka_unit_test(two_hop_costs_by_hand),
+	    cmocka_unit_test(sharer_set_answers_as_a_plain_list),
 	    cmocka_unit_test(local_first_prefers_one_hop_to_two),
 	    cmocka_unit_test(fifo_saturates_at_one_over_latency),
 	    cmocka_unit_test(local_first_beats_fifo_by_the_expected_factor),

@@ -5,6 +5,7 @@
  * determinism across OpenMP thread counts.
  */
 #include "testutil.h"
+#include "runtime.h"
 #include "sweep.h"
 
 #include <math.h>
@@ -594,6 +595,43 @@ static void a_run_past_its_work_limit_is_stopped(void **state)
 	t_world_free(&w);
 }
 
+/* The interpreter's inline rounding is libm's llround: halves away from zero, exact fractions. */
+static void rt_llround_is_llround(void **state)
+{
+	static const double edge[] = {0.0,
+				      -0.0,
+				      0.5,
+				      -0.5,
+				      1.5,
+				      -1.5,
+				      2.5,
+				      -2.5,
+				      0.49999999999999994,
+				      -0.49999999999999994,
+				      4503599627370495.5,
+				      4503599627370496.0,
+				      9007199254740993.0,
+				      1e18,
+				      -1e18,
+				      123456.5000000001};
+	uint64_t z = 42;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		assert_int_equal(rt_llround(edge[i]), llround(edge[i]));
+	for (int i = 0; i < 200000; i++) {
+		double x;
+
+		z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* magnitudes from 1e-3 to 1e17, both signs, some exact halves */
+		x = (double)(z >> 11) / 9007199254740992.0 * pow(10.0, (double)(z % 21) - 3);
+		if (z & 2)
+			x = floor(x) + 0.5;
+		if (z & 1)
+			x = -x;
+		assert_int_equal(rt_llround(x), llround(x));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +652,7 @@ int main(void)
 	    cmocka_unit_test(the_work_of_a_run_is_estimated_before_it),
 	    cmocka_unit_test(a_run_past_its_work_limit_is_stopped),
 	    cmocka_unit_test(progress_is_reported_within_a_point),
+	    cmocka_unit_test(rt_llround_is_llround),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
