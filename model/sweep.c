@@ -32,23 +32,51 @@ static void on_tick(void *arg, int id, double fraction)
 	}
 }
 
+/* A job and its estimated work (sim_work_estimate), to run the largest first. */
+struct sweep_order {
+	double work;
+	int job;
+};
+
+/* qsort: larger estimated work first; of equal ones, the later job first */
+static int by_work(const void *a, const void *b)
+{
+	const struct sweep_order *x = a, *y = b;
+
+	if (x->work != y->work)
+		return x->work < y->work ? 1 : -1;
+	return y->job - x->job;
+}
+
 int sweep_run(struct sweep_job *jobs, int njobs, sweep_progress_fn progress, void *arg, struct mm_error *err)
 {
 	struct sweep_state st = {.progress = progress, .arg = arg, .njobs = njobs};
+	struct sweep_order *order;
 
-	if (progress && njobs > 0) {
-		st.frac = calloc((size_t)njobs, sizeof(double));
-		if (!st.frac)
-			return mm_fail(err, MM_ENOMEM, "out of memory");
-		for (int i = 0; i < njobs; i++) {
+	if (njobs <= 0)
+		return 0;
+	order = malloc((size_t)njobs * sizeof(*order));
+	if (!order || (progress && !(st.frac = calloc((size_t)njobs, sizeof(double))))) {
+		free(order);
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < njobs; i++) {
+		if (progress) {
 			jobs[i].cfg.tick = on_tick;
 			jobs[i].cfg.tick_arg = &st;
 			jobs[i].cfg.tick_id = i;
 		}
+		order[i].work = sim_work_estimate(&jobs[i].cfg, NULL, 0);
+		order[i].job = i;
 	}
-	/* big points first, so that the slowest ones do not start last */
+	/* the largest points first (by sim_work_estimate), so that the slowest do not start last
+	 * and leave the other threads idle; each job is independent, so the order changes nothing
+	 * in the results */
+	qsort(order, (size_t)njobs, sizeof(*order), by_work);
 #pragma omp parallel for schedule(dynamic, 1)
-	for (int i = njobs - 1; i >= 0; i--) {
+	for (int k = 0; k < njobs; k++) {
+		const int i = order[k].job;
+
 		jobs[i].rc = sim_run(&jobs[i].cfg, &jobs[i].res, &jobs[i].err);
 #pragma omp critical(mmsim_sweep_progress)
 		{
@@ -63,6 +91,7 @@ int sweep_run(struct sweep_job *jobs, int njobs, sweep_progress_fn progress, voi
 		for (int i = 0; i < njobs; i++)
 			jobs[i].cfg.tick = NULL; /* the state it points to ends here */
 	free(st.frac);
+	free(order);
 	for (int i = 0; i < njobs; i++)
 		if (jobs[i].rc) {
 			if (err)

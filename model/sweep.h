@@ -21,7 +21,8 @@ struct sweep_job {
  * the jobs finished and the fractions of those running. */
 typedef void (*sweep_progress_fn)(void *arg, double done, int total);
 
-/* Run every job; returns 0, or the first failed job's code with its message in @err. */
+/* Run every job, the largest (by sim_work_estimate) first; returns 0, or the first failed
+ * job's code with its message in @err. */
 int sweep_run(struct sweep_job *jobs, int njobs, sweep_progress_fn progress, void *arg, struct mm_error *err);
 
 #endif
