@@ -603,8 +603,12 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 				for (int q = 0; q < b->n; q++)
 					have |= b->tasks[q] == c[i].tasks[p];
 				if (!have) {
+					char tag[sizeof(
+					    b->row[0])]; /* b may be c[i] itself, for all the compiler knows */
+
+					snprintf(tag, sizeof(tag), "(%.*s)", (int)sizeof(tag) - 3, c[i].row[p]);
+					memcpy(b->row[b->n], tag, sizeof(tag));
 					b->tasks[b->n] = c[i].tasks[p];
-					snprintf(b->row[b->n], sizeof(b->row[0]), "(%s)", c[i].row[p]);
 					b->meas[b->n++] = NAN;
 				}
 			}
