@@ -131,11 +131,20 @@ static int check_design_key(const struct kernel_profile *k, const struct prof_en
 			continue;
 		}
 		if (!(key = key_find(d, e->key))) {
+			const char *names[32];
+			char dym[96];
+			int n = 0;
+
 			len = 0;
-			for (key = d->keys; key && key->name; key++)
+			for (key = d->keys; key && key->name; key++) {
 				len = list_add(list, sizeof(list), len, " ", key->name);
-			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (the %s design's keys: %s)",
-				       k->p->path, e->line, e->key, e->section, d->name, list);
+				if (n < 32)
+					names[n++] = key->name;
+			}
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d:%d: [%s] key '%s' is not a key of the %s design (its keys: %s)%s",
+				       k->p->path, e->line, e->col, e->section, e->key, d->name, list,
+				       profile_did_you_mean(dym, sizeof(dym), e->key, names, n));
 		}
 		if (!e->is_num || e->num < key->lo || e->num > key->hi || (key->whole && e->num != floor(e->num)))
 			return mm_fail(err, MM_EPARSE, "%s:%d: [%s] %s = '%s': expected %s from %g to %g (%s)",
@@ -143,8 +152,18 @@ static int check_design_key(const struct kernel_profile *k, const struct prof_en
 				       key->whole ? "a whole number" : "a number", key->lo, key->hi, key->doc);
 		return 0;
 	}
-	return mm_fail(err, MM_EPARSE, "%s:%d: unknown section [%s] (expected %s%s%s)", k->p->path, e->line, e->section,
-		       KERNEL_SECTIONS, len ? ", " : "", list);
+	{
+		const char *names[16] = {"kernel", "layout", "batch", "costs", "misses"};
+		char dym[96];
+		int n = 5;
+
+		for (int i = 0; lock_designs[i] && n < 16; i++)
+			if (lock_designs[i]->section)
+				names[n++] = lock_designs[i]->section;
+		return mm_fail(err, MM_EPARSE, "%s:%d: unknown section [%s] (expected %s%s%s)%s", k->p->path, e->line,
+			       e->section, KERNEL_SECTIONS, len ? ", " : "", list,
+			       profile_did_you_mean(dym, sizeof(dym), e->section, names, n));
+	}
 }
 
 int lock_check_kernel(const struct kernel_profile *k, struct mm_error *err)

@@ -16,8 +16,10 @@
 struct reader {
 	const char *pos;
 	int line;
-	char pending[320];     /* comment lines seen since the last key */
+	char pending[sizeof(((struct prof_entry *)0)->note)]; /* comment lines seen since the last key */
+	int pending_cut;				      /* some of them did not fit in pending */
 	unsigned pending_tags; /* bit t: some of those lines (even beyond pending's room) carries tag t */
+	int col;	       /* column of the current line's first character that is not a blank */
 	struct profile *p;
 	const char *origin;
 	struct mm_error *err;
@@ -69,8 +71,8 @@ static char *reader_next(char *str, int num, void *stream)
 			c++;
 		if (*c == '#' || *c == ';') {
 			/* a comment is provenance: keep it whole, and give inih an empty line */
-			char text[320];
-			size_t k = 0;
+			char text[sizeof(r->pending)];
+			size_t k = 0, had = strlen(r->pending);
 
 			c++;
 			while (*c == ' ')
@@ -80,12 +82,15 @@ static char *reader_next(char *str, int num, void *stream)
 			text[k] = 0;
 			r->pending_tags |= 1u << tag_of(s, n);
 			append_note(r->pending, sizeof(r->pending), text);
+			r->pending_cut |= c < s + n && *c != '\n' && *c != '\r';
+			r->pending_cut |= had + (had > 0) + k >= sizeof(r->pending);
 			r->pos = s + n;
 			strcpy(str, "\n");
 			return str;
 		}
 		if (*c == '[')
-			r->pending[0] = 0, r->pending_tags = 0;
+			r->pending[0] = 0, r->pending_tags = 0, r->pending_cut = 0;
+		r->col = (int)(c - s) + 1;
 	}
 	if (n >= (size_t)num) {
 		/* inih reads lines of at most num - 1 bytes: refuse, rather than split, a longer one */
@@ -202,7 +207,13 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	e->is_num =
 	    end != value && *end == 0 && errno == 0 && isfinite(e->num) && profile_decimal_len(value) == strlen(value);
 	e->line = r->line;
+	e->col = r->col;
 	snprintf(e->note, sizeof(e->note), "%s", r->pending);
+	if (r->pending_cut) { /* say so rather than show a cut sentence as whole */
+		size_t len = strlen(e->note);
+
+		memcpy(e->note + (len < sizeof(e->note) - 4 ? len : sizeof(e->note) - 4), "...", 4);
+	}
 	/* from every comment line, whole: a long note may not fit e->note */
 	e->tag = PROF_UNTAGGED;
 	for (int t = PROF_MEASURED; t <= PROF_FITTED && !e->tag; t++)
@@ -210,6 +221,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 			e->tag = (enum prof_tag)t;
 	r->pending[0] = 0;
 	r->pending_tags = 0;
+	r->pending_cut = 0;
 	return 1;
 }
 
@@ -422,6 +434,75 @@ struct prof_entry *profile_find(const struct profile *p, const char *section, co
 	return NULL;
 }
 
+/* Edit distance of @a and @b (optimal string alignment: insert, delete, substitute, or swap two
+ * neighbours, each one edit), or a number above @cap once it must exceed @cap. */
+static int edit_distance(const char *a, const char *b, int cap)
+{
+	enum { MAXLEN = 64 };
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	int d[MAXLEN + 1][MAXLEN + 1];
+
+	if (la > MAXLEN || lb > MAXLEN || abs(la - lb) > cap)
+		return cap + 1;
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++)
+		for (int j = 1; j <= lb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+const char *profile_nearest_name(const char *name, const char *const *names, int n)
+{
+	/* close: one edit in a short name, two from 6 characters, three from 12; and never more than
+	 * a third of the name, so that 'x' is not taken for 'l3' */
+	const int len = (int)strlen(name);
+	const int cap = len < 6 ? 1 : len < 12 ? 2 : 3;
+	const char *best = NULL;
+	int best_d = cap + 1;
+
+	for (int i = 0; i < n; i++) {
+		const int dist = names[i] ? edit_distance(name, names[i], cap) : cap + 1;
+
+		/* ties: the first of the list (callers list in a fixed order) */
+		if (dist < best_d && 3 * dist <= len + 1)
+			best = names[i], best_d = dist;
+	}
+	if (!best && len) { /* else the one name that starts with it and a '_' or '.': pause -> pause_ns */
+		int n_prefixed = 0;
+
+		for (int i = 0; i < n; i++)
+			if (names[i] && !strncmp(names[i], name, (size_t)len) &&
+			    (names[i][len] == '_' || names[i][len] == '.') && n_prefixed++ == 0)
+				best = names[i];
+		if (n_prefixed > 1)
+			best = NULL;
+	}
+	return best;
+}
+
+const char *profile_did_you_mean(char *buf, size_t cap, const char *name, const char *const *names, int n)
+{
+	const char *near = profile_nearest_name(name, names, n);
+
+	if (near)
+		snprintf(buf, cap, " (did you mean '%s'?)", near);
+	else if (cap)
+		buf[0] = 0;
+	return buf;
+}
+
 const char *const *profile_builtin_names(const char *kind)
 {
 	/* Built once per kind from the embedded table; read-only afterwards. */
@@ -505,18 +586,29 @@ static int check_hw_keys(const struct profile *p, struct mm_error *err)
 				ok |= !strcmp(hw_keys[s][k], e->key);
 			break;
 		}
-		if (s == sizeof(hw_keys) / sizeof(hw_keys[0]))
+		if (s == sizeof(hw_keys) / sizeof(hw_keys[0])) {
+			static const char *const sections[] = {"machine",   "latency", "coherence", "bandwidth",
+							       "frequency", "cpu",     "cache"};
+			char dym[96];
+
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: unknown section [%s] (expected machine, latency, coherence, bandwidth, "
-				       "cache, frequency or cpu)",
-				       p->path, e->line, e->section);
+				       "cache, frequency or cpu)%s",
+				       p->path, e->line, e->section,
+				       profile_did_you_mean(dym, sizeof(dym), e->section, sections,
+							    (int)(sizeof(sections) / sizeof(sections[0]))));
+		}
 		if (!ok) {
-			char list[256] = "";
+			char list[256] = "", dym[96];
+			int n = 0;
 
-			for (int k = 1; hw_keys[s][k]; k++)
+			for (int k = 1; hw_keys[s][k]; k++, n++)
 				append_note(list, sizeof(list), hw_keys[s][k]);
-			return mm_fail(err, MM_EPARSE, "%s:%d: unknown key '%s' in [%s] (expected one of: %s)", p->path,
-				       e->line, e->key, e->section, list);
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d:%d: [%s] key '%s' is not a key of a machine profile's [%s] (expected one "
+				       "of: %s)%s",
+				       p->path, e->line, e->col, e->section, e->key, e->section, list,
+				       profile_did_you_mean(dym, sizeof(dym), e->key, hw_keys[s] + 1, n));
 		}
 	}
 	return 0;
@@ -840,6 +932,27 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 	int rc;
 
 	memset(k, 0, sizeof(*k));
+	/* a misspelled key first: else it would read as the right one missing */
+	for (int i = 0; i < p->nentries; i++) {
+		static const char *const keys[] = {"name",     "version",   "covers",  "base",
+						   "spinlock", "rwsem_era", "vma_lock"};
+		const struct prof_entry *e = &p->e[i];
+		char dym[96];
+		int known = 0;
+
+		if (strcmp(e->section, "kernel"))
+			continue;
+		for (size_t f = 0; f < sizeof(keys) / sizeof(keys[0]); f++)
+			known |= !strcmp(keys[f], e->key);
+		if (!known)
+			return mm_fail(
+			    err, MM_EPARSE,
+			    "%s:%d:%d: [kernel] key '%s' is not a key of a kernel profile's [kernel] (expected "
+			    "one of: name version covers base spinlock rwsem_era vma_lock)%s",
+			    p->path, e->line, e->col, e->key,
+			    profile_did_you_mean(dym, sizeof(dym), e->key, keys,
+						 (int)(sizeof(keys) / sizeof(keys[0]))));
+	}
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		if ((rc = need_str(p, "kernel", fields[i].key, fields[i].dst, fields[i].cap, err)))
 			return rc;
@@ -862,18 +975,6 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 	snprintf(k->rwsem, sizeof(k->rwsem), "rwsem");
 	for (int i = 0; i < p->nentries; i++) {
 		const struct prof_entry *e = &p->e[i];
-		int known = 0;
-
-		if (!strcmp(e->section, "kernel")) {
-			known = !strcmp(e->key, "covers") || !strcmp(e->key, "base");
-			for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
-				known |= !strcmp(fields[f].key, e->key);
-			if (!known)
-				return mm_fail(err, MM_EPARSE,
-					       "%s:%d: unknown key '%s' in [kernel] (expected one of: name version "
-					       "covers base spinlock rwsem_era vma_lock)",
-					       p->path, e->line, e->key);
-		}
 
 		/* a kernel function's cost is never 0 (a step that does nothing is left out with 'when');
 		 * at least 0.01 cycles, 1 ps at the 10 GHz [frequency] allows, so it never rounds to 0 */

@@ -32,9 +32,9 @@ struct prof_entry {
 	char value[256];
 	double num; /* value as a number, when is_num */
 	int is_num;
-	int line; /* line in the file, for errors */
+	int line, col; /* line in the file and column of the key, for errors */
 	enum prof_tag tag;
-	char note[320]; /* the provenance comment lines, joined */
+	char note[1024]; /* the provenance comment lines, joined ('...' at the end: cut) */
 };
 
 struct profile {
@@ -57,6 +57,11 @@ size_t profile_decimal_len(const char *s);
 int mm_read_text_file(const char *path, char **out, struct mm_error *err);
 
 struct prof_entry *profile_find(const struct profile *p, const char *section, const char *key);
+/* Of the @n names @names, the one nearest @name by edit distance (Damerau: a swap of two
+ * neighbours is one edit), or NULL when none is close enough to be what was meant. */
+const char *profile_nearest_name(const char *name, const char *const *names, int n);
+/* " (did you mean 'NAME'?)" in @buf for the nearest of @names, or "" when none is close. */
+const char *profile_did_you_mean(char *buf, size_t cap, const char *name, const char *const *names, int n);
 const char *prof_tag_name(enum prof_tag t);
 
 /* The names of the builtin profiles of a kind, NULL-terminated. */
@@ -111,6 +116,8 @@ struct kernel_profile {
 	char rwsem_era[32];	 /* "3.x", "5.3", "5.11", "6.x": which rwsem behaviours exist */
 	char vma_lock[32];	 /* "vma_lock" or "none" */
 	const struct profile *p; /* [layout], [batch] and [costs] are looked up here */
+	int names_checked;	 /* its keys were checked against every scenario of the run
+				  * (scenario_check_kernel_names); scenario_compile need not */
 };
 
 /* Checks [kernel], [layout], [batch], [costs] and [misses]; any other section is left to the lock

@@ -1144,6 +1144,202 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 	return rc;
 }
 
+/* ---- the names a kernel profile may hold ------------------------------- */
+
+/* The kernel profile section a step's name is looked up in, or NULL. */
+static const char *step_section(const struct sc_step *st)
+{
+	switch (st->act) {
+	case SA_MEMORY:
+	case SA_REPEAT:
+	case SA_EVERY:
+		return "batch";
+	case SA_MISS:
+		return "misses";
+	case SA_COMPUTE:
+	case SA_IPI:
+		return "costs";
+	default:
+		return NULL;
+	}
+}
+
+/* What a key of each section names, for messages. */
+static const struct {
+	const char *section, *noun;
+} named_sections[] = {
+    {"layout", "field or lock"}, {"costs", "cost"}, {"batch", "count or size"}, {"misses", "miss count"}};
+
+struct sc_name {
+	const char *section; /* one of named_sections[] */
+	char name[2 * SC_NAME];
+};
+
+struct sc_names {
+	struct sc_name *v;
+	int n, cap;
+};
+
+static int names_add(struct sc_names *l, const char *section, const char *name)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 256;
+		struct sc_name *nv = realloc(l->v, (size_t)cap * sizeof(*nv));
+
+		if (!nv)
+			return MM_ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n].section = section;
+	snprintf(l->v[l->n].name, sizeof(l->v[l->n].name), "%s", name);
+	l->n++;
+	return 0;
+}
+
+/*
+ * Every (section, name) @sc refers to: [layout] an object's name, and for a lock LOCK.FIELD for
+ * each line of a design of its kind that [layout] may place apart (sim_setup.c lock_subline);
+ * [costs], [batch] and [misses] the names its steps give (scenario_compile).
+ */
+static int names_of(struct sc_names *l, const struct scenario *sc)
+{
+	int rc = 0;
+
+	for (int o = 0; o < sc->nobj && !rc; o++) {
+		const struct sc_object *ob = &sc->obj[o];
+
+		rc = names_add(l, named_sections[0].section, ob->name);
+		for (int d = 0; ob->is_lock && ob->kind && lock_designs[d] && !rc; d++) {
+			const struct lock_design *ld = lock_designs[d];
+
+			if (strcmp(ld->kind, ob->kind->name))
+				continue;
+			for (int r = 0; r < ld->nlines && !rc; r++) {
+				char buf[2 * SC_NAME];
+
+				if (!ld->lines[r].field || ld->lines[r].kind == LR_PERCPU)
+					continue;
+				snprintf(buf, sizeof(buf), "%s.%s", ob->name, ld->lines[r].field);
+				rc = names_add(l, named_sections[0].section, buf);
+			}
+		}
+	}
+	for (int s = 0; s < sc->nsteps && !rc; s++) {
+		const char *sec = step_section(&sc->step[s]);
+
+		for (size_t i = 1; sec && sc->step[s].name[0] && i < sizeof(named_sections) / sizeof(named_sections[0]);
+		     i++)
+			if (!strcmp(named_sections[i].section, sec))
+				rc = names_add(l, named_sections[i].section, sc->step[s].name);
+	}
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct sc_name *x = a, *y = b;
+	int c = strcmp(x->section, y->section);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* The names of every built-in scenario, sorted; built once, read-only afterwards. */
+static const struct sc_names *builtin_names(struct mm_error *err)
+{
+	static struct sc_names names;
+	static int done, rc;
+
+#pragma omp critical(mmsim_scenario_names)
+	if (!done) {
+		done = 1;
+		for (int i = 0; i < mmsim_builtin_nfiles && !rc; i++) {
+			struct scenario sc;
+			char origin[600];
+
+			if (strcmp(mmsim_builtin_files[i].kind, "scenarios"))
+				continue;
+			snprintf(origin, sizeof(origin), "builtin:scenarios/%s.scn", mmsim_builtin_files[i].name);
+			if (!(rc = scenario_parse(&sc, origin, mmsim_builtin_files[i].text, NULL))) {
+				rc = names_of(&names, &sc);
+				scenario_free(&sc);
+			}
+		}
+		if (names.n)
+			qsort(names.v, (size_t)names.n, sizeof(*names.v), name_cmp);
+	}
+	if (rc) {
+		mm_fail(err, rc, "a built-in scenario does not parse (error %d)", rc);
+		return NULL;
+	}
+	return &names;
+}
+
+int scenario_check_kernel_names(const struct kernel_profile *k, const struct scenario *sc, int nsc,
+				struct mm_error *err)
+{
+	const struct sc_names *bi = builtin_names(err);
+	struct sc_names own = {0};
+	int rc = 0, have_own = 0, nown = 0;
+	const char *who = NULL; /* the one scenario of the run that is not built in, if one */
+
+	if (!bi)
+		return err ? err->code : MM_EPARSE;
+	for (int i = 0; k->p && i < k->p->nentries && !rc; i++) {
+		const struct prof_entry *e = &k->p->e[i];
+		struct sc_name key;
+		size_t s;
+		int found;
+
+		for (s = 0; s < sizeof(named_sections) / sizeof(named_sections[0]); s++)
+			if (!strcmp(named_sections[s].section, e->section))
+				break;
+		if (s == sizeof(named_sections) / sizeof(named_sections[0]))
+			continue; /* [kernel] and a lock design's section have fixed keys, checked elsewhere */
+		key.section = named_sections[s].section;
+		snprintf(key.name, sizeof(key.name), "%s", e->key);
+		found = bi->n && bsearch(&key, bi->v, (size_t)bi->n, sizeof(*bi->v), name_cmp);
+		if (!found && !have_own) {
+			have_own = 1;
+			for (int j = 0; j < nsc && !rc; j++)
+				if (!sc[j].builtin) {
+					rc = names_of(&own, &sc[j]);
+					who = nown++ ? NULL : sc[j].path;
+				}
+			if (rc)
+				break;
+		}
+		for (int j = 0; j < own.n && !found; j++)
+			found = !name_cmp(&key, &own.v[j]);
+		if (!found) {
+			/* the nearest of the names this section may hold, the run's scenario's first */
+			const char **cand = malloc((size_t)(own.n + bi->n + 1) * sizeof(*cand));
+			char dym[2 * SC_NAME + 32] = "";
+			int n = 0;
+
+			for (int j = 0; cand && j < own.n; j++)
+				if (own.v[j].section == key.section)
+					cand[n++] = own.v[j].name;
+			for (int j = 0; cand && j < bi->n; j++)
+				if (bi->v[j].section == key.section)
+					cand[n++] = bi->v[j].name;
+			if (cand)
+				profile_did_you_mean(dym, sizeof(dym), e->key, cand, n);
+			free(cand);
+			rc =
+			    mm_fail(err, MM_EPARSE,
+				    "%s:%d:%d: [%s] key '%s' is not a %s that %s%s%s names, so nothing would read it%s",
+				    k->p->path, e->line, e->col, e->section, e->key, named_sections[s].noun,
+				    nown == 1  ? "the scenario "
+				    : nown > 1 ? "the run's scenarios"
+					       : "any built-in scenario",
+				    nown == 1 ? who : "", nown ? " or any built-in one" : "", dym);
+		}
+	}
+	free(own.v);
+	return rc;
+}
+
 /* A step's number: its literal, or the entry NAME of the kernel profile's [@section] (@noun names
  * it in the error). */
 static int named(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k,
@@ -1170,7 +1366,8 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 	double v = 0; /* set by named() on success; gcc -O2 can't see that */
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = lock_check_kernel(k, err)))
+	if ((rc = lock_check_kernel(k, err)) ||
+	    (!k->names_checked && (rc = scenario_check_kernel_names(k, sc, 1, err))))
 		return rc;
 	out->sc = sc;
 	out->variant = variant;

@@ -190,6 +190,15 @@ struct program {
 
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
 		     struct mm_error *err);
+/*
+ * Every [layout], [costs], [batch] and [misses] key of @k's profile is named by one of the @nsc
+ * scenarios @sc (the scenarios of a run, which may share @k) or by some built-in scenario: a key
+ * that nothing reads is a typo whose what-if would silently equal the baseline.  0, or MM_EPARSE
+ * naming FILE:LINE:COL and the nearest name.  scenario_compile() checks it against its own
+ * scenario unless k->names_checked says that the run has checked it against all of its own.
+ */
+int scenario_check_kernel_names(const struct kernel_profile *k, const struct scenario *sc, int nsc,
+				struct mm_error *err);
 void program_free(struct program *p);
 
 /* Per-operation counts of the compiled program (no simulation needed). */

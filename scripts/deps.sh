@@ -5,6 +5,8 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential cmake pkg-config libhwloc-dev hwloc libinih-dev libgsl-dev libcmocka-dev gnuplot-nox"
 # clang-format: the format test; clang, its libFuzzer and sanitizer runtimes, libomp: the fuzz smoke
 pkgs="$pkgs clang-format clang libclang-rt-dev libomp-dev"
+# parallel: the sweep test runs the points of mmsim sweep --emit-jobs with GNU parallel
+pkgs="$pkgs parallel"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -14,6 +14,8 @@
 #include "validate.h"
 #include "scenario.h"
 #include "sweep.h"
+#include "run.h"
+#include "sweep_cmd.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -32,34 +34,7 @@
 #define MMSIM_VERSION "0.0"
 #endif
 
-#define MAX_CURVES 16
-
 /* ---- options: one table, which also prints --help ------------------------ */
-
-struct opts {
-	int cores;
-	const char *scenario;
-	const char *machine;
-	const char *kernel;
-	const char *tasks;
-	const char *mode;
-	const char *placement;
-	long long ops_per_task;
-	const char *format;
-	const char *plot;
-	int sensitivity;
-	unsigned long long seed;
-	long long events;
-	const char *measured;
-	const char *fit_tasks;
-	const char *duration, *warmup, *out; /* validate */
-	const char *out_machine, *out_kernel, *measured_dir;
-	int quick, band;
-	int seeds;
-	int force, accept_disturbed;
-	double max_work;
-	int help, version;
-};
 
 enum opt_type { O_INT, O_LL, O_ULL, O_DBL, O_STR, O_FLAG };
 
@@ -90,9 +65,10 @@ static const struct opt_def opt_table[] = {
     {"ops-per-task", O_LL, OFF(ops_per_task), "K", "0 (throughput)",
      "fixed work: K operations per task; report the makespan"},
     {"format", O_STR, OFF(format), "table|csv|json", "table",
-     "csv is will-it-scale's exact format, one scenario per CSV"},
+     "csv is will-it-scale's exact format, one scenario per CSV (sweep: one CSV per curve)"},
     {"plot", O_STR, OFF(plot), "FILE.png|FILE.svg", NULL,
-     "draw the curves with gnuplot (reproduce published: a directory, one PNG per curve)"},
+     "draw the curves with gnuplot (reproduce published: a directory, one PNG per curve; sweep, merge: a directory, "
+     "one PNG per run)"},
     {"sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
      "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies"},
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
@@ -108,7 +84,14 @@ static const struct opt_def opt_table[] = {
      "calibrate: the task counts to fit to"},
     {"duration", O_STR, OFF(duration), "S", "5", "validate: seconds each benchmark point is measured"},
     {"warmup", O_STR, OFF(warmup), "S", "1", "validate: seconds of warm-up before each point, discarded"},
-    {"out", O_STR, OFF(out), "DIR", "validate-out", "validate: where the measured CSV and the plot go"},
+    {"out", O_STR, OFF(out), "DIR", "validate-out; sweep --job: stdout; --emit-jobs: sweep-out",
+     "validate: where the measured CSV and the plot go; sweep --job K: writes DIR/K.json"},
+    {"emit-jobs", O_FLAG, OFF(emit_jobs), NULL, NULL,
+     "sweep: print one command line per point, each running it alone (--job K --out DIR), for GNU parallel "
+     "or a Slurm array"},
+    {"job", O_STR, OFF(job), "K", NULL, "sweep: run point K (0 to N-1) alone and write its result as JSON"},
+    {"sweep", O_STR, OFF(sweep), "FILE", "the sweep text in the first point's JSON",
+     "merge: the sweep file every point must come from"},
     {"out-machine", O_STR, OFF(out_machine), "FILE", NULL, "calibrate: write the measured hardware profile"},
     {"out-kernel", O_STR, OFF(out_kernel), "FILE", NULL, "calibrate: write the fitted kernel profile"},
     {"measured-dir", O_STR, OFF(measured_dir), "DIR", "run the benchmarks now",
@@ -121,7 +104,7 @@ static const struct opt_def opt_table[] = {
     {"max-work", O_DBL, OFF(max_work), "W", "1e11, tens of minutes of one core",
      "refuse a run whose estimated work (steps interpreted and events, all points) exceeds W"},
     {"force", O_FLAG, OFF(force), NULL, NULL,
-     "replace existing results (--plot, validate's CSV and plot, calibrate's profiles)"},
+     "replace existing results (--plot, validate's CSV and plot, calibrate's profiles, sweep --job's point file)"},
     {"accept-disturbed", O_FLAG, OFF(accept_disturbed), NULL, NULL,
      "calibrate: write the profiles even when the machine was disturbed or a fit hit its bound (marked so)"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
@@ -142,6 +125,9 @@ static const struct command {
 		  "we do not own, beside mmsim's predictions"},
     {"validate", "run the real benchmark here (validate/wis_*), compare, and check its event counts"},
     {"calibrate", "measure this machine, run the harness, fit the kernel path costs, write profiles"},
+    {"sweep", "'mmsim sweep FILE': every run of a sweep file (machines x kernels x seeds), here or one point at a "
+	      "time (--emit-jobs, --job K)"},
+    {"merge", "'mmsim merge DIR|FILE.json...': the points' JSON files into what mmsim sweep FILE prints"},
 };
 
 static void usage(FILE *f)
@@ -153,7 +139,10 @@ static void usage(FILE *f)
 		   "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR]\n"
 		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
 		   "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
-		   "[--measured-dir DIR]\n\n");
+		   "[--measured-dir DIR]\n"
+		   "       mmsim sweep FILE [--format table|csv|json] [--plot DIR] [--emit-jobs [--out DIR] | --job K "
+		   "[--out DIR]]\n"
+		   "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -201,7 +190,12 @@ static int parse_num(const char *opt, const char *v, long long lo, long long hi,
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+/*
+ * @only: NULL, or the options the command takes (" name name ... "), named by @cmd when another
+ * is given; up to @maxpos arguments that are not options go to @pos.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o, const char *cmd, const char *only, const char **pos,
+		      int *npos, int maxpos)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
@@ -210,6 +204,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		long long n;
 		int rc;
 
+		if (strncmp(a, "--", 2) && *npos < maxpos) {
+			pos[(*npos)++] = a;
+			continue;
+		}
 		if (strncmp(a, "--", 2))
 			return die(2, "unexpected argument '%s' (options start with --; see mmsim --help)", a);
 		eq = strchr(a, '=');
@@ -219,6 +217,22 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				d = &opt_table[k];
 		if (!d)
 			return die(2, "unknown option '--%s' (see mmsim --help)", name);
+		if (only) {
+			char w[70];
+
+			snprintf(w, sizeof(w), " %s ", name);
+			if (!strstr(only, w)) {
+				char list[512] = "", *save, *tok, *copy = strdup(only);
+				size_t n = 0;
+
+				for (tok = copy ? strtok_r(copy, " ", &save) : NULL; tok;
+				     tok = strtok_r(NULL, " ", &save))
+					n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+							      "%s--%s", n ? ", " : "", tok);
+				free(copy);
+				return die(2, "mmsim %s takes no --%s (its options: %s)", cmd, name, list);
+			}
+		}
 		if (d->type == O_FLAG) {
 			if (eq)
 				return die(2, "--%s takes no value", name);
@@ -345,231 +359,38 @@ static void show_lock_keys(const struct kernel_profile *k)
 static int cmd_show(const struct opts *o)
 {
 	struct mm_error err;
-	struct profile p;
+	struct profile p, kp;
+	struct hw_profile hw;
+	struct kernel_profile k;
 
+	/* everything checked before anything is printed: a refused profile shows nothing */
 	if (profile_load(&p, "machines", o->machine, &err))
 		return die(1, "%s", err.msg);
+	if (hw_profile_derive(&hw, &p, &err)) {
+		profile_free(&p);
+		return die(1, "%s", err.msg);
+	}
+	/* no scenario given: every [layout], [costs], [batch] and [misses] key must be one that a
+	 * built-in scenario names */
+	if (o->kernel && (profile_load(&kp, "kernels", o->kernel, &err) ||
+			  ((kernel_profile_derive(&k, &kp, &err) || lock_check_kernel(&k, &err) ||
+			    scenario_check_kernel_names(&k, NULL, 0, &err)) &&
+			   (profile_free(&kp), 1)))) {
+		profile_free(&p);
+		return die(1, "%s", err.msg);
+	}
 	show_profile(&p);
 	profile_free(&p);
 	if (o->kernel) {
-		struct kernel_profile k;
-
-		if (profile_load(&p, "kernels", o->kernel, &err))
-			return die(1, "%s", err.msg);
-		if (kernel_profile_derive(&k, &p, &err) || lock_check_kernel(&k, &err)) {
-			profile_free(&p);
-			return die(1, "%s", err.msg);
-		}
 		printf("\n");
-		show_profile(&p);
+		show_profile(&kp);
 		show_lock_keys(&k);
-		profile_free(&p);
+		profile_free(&kp);
 	}
 	return 0;
 }
 
 /* ---- run ---------------------------------------------------------------- */
-
-struct kernel_slot {
-	char key[256];
-	struct profile prof;
-	struct kernel_profile k;
-};
-
-struct run {
-	struct opts o;
-	struct machine m;
-	int ncurves;
-	struct scenario sc[MAX_CURVES];
-	int var[MAX_CURVES];
-	struct kernel_slot ks[MAX_CURVES];
-	int nks;
-	struct kernel_profile *kern[MAX_CURVES];
-	struct program prog[MAX_CURVES];
-	struct curve curve[MAX_CURVES];
-	int modes[2];
-	int tasks[REPORT_MAX_POINTS];
-	int npts;
-	double t_start, next_log_s;
-	int progress_shown;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* On a terminal, a line redrawn as the simulations go (a point's own progress included); in a
- * log, a line every 10 s of a long run, and one at the end.  Nothing for runs under a second. */
-static void progress(void *arg, double done, int total)
-{
-	struct run *r = arg;
-	double el = now_s() - r->t_start;
-	int end = done >= total;
-
-	if (el < 1.0)
-		return;
-	if (isatty(2)) {
-		fprintf(stderr, "\rmmsim: %.1f/%d simulations, %.1f s%s", done, total, el, end ? "\n" : "");
-		r->progress_shown = 1;
-	} else if (end) {
-		fprintf(stderr, "mmsim: %d simulations in %.1f s\n", total, el);
-	} else if (el >= r->next_log_s) {
-		fprintf(stderr, "mmsim: %.1f of %d simulations done, %.0f s\n", done, total, el);
-		r->next_log_s = el + 10;
-	}
-}
-
-static int load_kernel(struct run *r, const char *name, struct kernel_profile **out, struct mm_error *err)
-{
-	int rc;
-
-	for (int i = 0; i < r->nks; i++)
-		if (!strcmp(r->ks[i].key, name)) {
-			*out = &r->ks[i].k;
-			return 0;
-		}
-	struct kernel_slot *ks = &r->ks[r->nks];
-
-	if (strlen(name) >= sizeof(ks->key))
-		return mm_fail(err, MM_EINVAL, "--kernel: a name of %zu bytes is too long (at most %zu)", strlen(name),
-			       sizeof(ks->key) - 1);
-	snprintf(ks->key, sizeof(ks->key), "%s", name);
-	if ((rc = profile_load(&ks->prof, "kernels", name, err)))
-		return rc;
-	if ((rc = kernel_profile_derive(&ks->k, &ks->prof, err)) || (rc = lock_check_kernel(&ks->k, err))) {
-		profile_free(&ks->prof);
-		return rc;
-	}
-	r->nks++;
-	*out = &ks->k;
-	return 0;
-}
-
-static int add_curve(struct run *r, const char *name, struct mm_error *err)
-{
-	struct scenario sc;
-	int v, rc = 0, first, last;
-
-	if ((rc = scenario_load(&sc, name, &v, err)))
-		return rc;
-	first = v >= 0 ? v : 0;
-	last = v >= 0 ? v : sc.nvar - 1;
-	for (v = first; v <= last && !rc; v++) {
-		int c = r->ncurves, dummy;
-		struct curve *cv = &r->curve[c];
-		char kname[64];
-
-		if (c == MAX_CURVES) {
-			rc = mm_fail(err, MM_ERANGE, "too many curves (at most %d)", MAX_CURVES);
-			break;
-		}
-		/* each curve owns its own copy of the scenario; a curve counts once complete */
-		if ((rc = scenario_load(&r->sc[c], name, &dummy, err)))
-			break;
-		if (r->o.placement) /* checked by cmd_run: the command line over the scenario */
-			topo_placement_parse(r->o.placement, &r->sc[c].placement);
-		r->var[c] = v;
-		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
-		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)) ||
-		    (rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err))) {
-			scenario_free(&r->sc[c]);
-			break;
-		}
-		snprintf(cv->scenario, sizeof(cv->scenario), "%s", sc.name);
-		snprintf(cv->variant, sizeof(cv->variant), "%s", sc.var[v].name);
-		snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
-		snprintf(cv->kernel, sizeof(cv->kernel), "%s", r->kern[c]->name);
-		snprintf(cv->opdoc, sizeof(cv->opdoc), "%s", sc.opdoc);
-		r->ncurves++;
-	}
-	scenario_free(&sc);
-	return rc;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-static int task_list(struct run *r, int ncpus, struct mm_error *err)
-{
-	int n = 0, rc = 0;
-
-	if (r->o.tasks) {
-		char *buf = strdup(r->o.tasks), *save, *tok;
-
-		if (!buf)
-			return mm_fail(err, MM_ENOMEM, "out of memory");
-		for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(tok, &end, 10);
-			if (errno || end == tok || *end || v < 1)
-				rc = mm_fail(err, MM_EINVAL,
-					     "--tasks: '%.40s' is not a task count (expected e.g. 1,64,256)", tok);
-			else if (v > ncpus)
-				rc = mm_fail(
-				    err, MM_ERANGE,
-				    "--tasks: %ld tasks, but the machine has %d logical CPUs (one task per CPU)", v,
-				    ncpus);
-			else {
-				int k = 0;
-
-				while (k < n && r->tasks[k] != v) /* a count given twice is one point */
-					k++;
-				if (k == n && n == REPORT_MAX_POINTS)
-					rc = mm_fail(err, MM_ERANGE, "--tasks: at most %d points", REPORT_MAX_POINTS);
-				else if (k == n)
-					r->tasks[n++] = (int)v;
-			}
-		}
-		free(buf);
-		if (rc)
-			return rc;
-		if (!n)
-			return mm_fail(err, MM_EINVAL, "--tasks '%s': no task count (expected e.g. 1,64,256)",
-				       r->o.tasks);
-	} else {
-		int b[8], nb = topo_boundaries(&r->m.topo, b, 8);
-
-		for (int t = 1; t <= ncpus; t *= 2)
-			r->tasks[n++] = t;
-		for (int i = 0; i < nb; i++)
-			if (b[i] <= ncpus)
-				r->tasks[n++] = b[i];
-		r->tasks[n++] = ncpus;
-	}
-	qsort(r->tasks, n, sizeof(int), cmp_int);
-	r->npts = 0;
-	for (int i = 0; i < n; i++)
-		if (!r->npts || r->tasks[r->npts - 1] != r->tasks[i])
-			r->tasks[r->npts++] = r->tasks[i];
-	return 0;
-}
-
-/* One point of a curve: the run's options, with this machine, kernel and program. */
-static struct sim_config point_config(const struct run *r, const struct hw_profile *hw, const struct kernel_profile *k,
-				      const struct program *prog, int mode, int ntasks)
-{
-	return (struct sim_config){
-	    .topo = &r->m.topo,
-	    .hw = hw,
-	    .kernel = k,
-	    .prog = prog,
-	    .mode = mode,
-	    .ntasks = ntasks,
-	    .seed = r->o.seed,
-	    .ops_per_task = r->o.ops_per_task > 0 ? r->o.ops_per_task : prog->sc->work,
-	    .measure_events = (uint64_t)r->o.events,
-	    .max_work = r->o.max_work,
-	};
-}
 
 /* The [fitted] costs with a 1-sigma range in kernel slot @ks (what --band varies). */
 static int band_entries(const struct run *r, int ks)
@@ -580,14 +401,6 @@ static int band_entries(const struct run *r, int ks)
 	for (int e = 0; e < r->ks[ks].prof.nentries; e++)
 		n += !calib_fitted_range(&r->ks[ks].prof.e[e], &lo, &hi);
 	return n;
-}
-
-/* The one-task point efficiency is measured against, run beside curve @c's own points: unless the
- * curve has it, or the scenario's roles need more than one task (then efficiency and 'linear'
- * are 0). */
-static int extra_point(const struct run *r, int c)
-{
-	return r->tasks[0] != 1 && !scenario_assign_roles(r->prog[c].sc, 1, NULL, NULL, NULL);
 }
 
 /*
@@ -624,9 +437,9 @@ static int check_work(const struct run *r, int compare, struct mm_error *err)
 
 			if (!on && !(compare == 2 && m == (int)r->sc[c].mode))
 				continue;
-			for (int p = 0; p < r->npts + extra_point(r, c); p++) {
-				struct sim_config cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
-								     p < r->npts ? r->tasks[p] : 1);
+			for (int p = 0; p < r->npts + run_extra_point(r, c); p++) {
+				struct sim_config cfg = run_point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
+									 p < r->npts ? r->tasks[p] : 1);
 				double w = sim_work_estimate(&cfg, why, sizeof(why)), times = 1;
 				int rc;
 
@@ -653,228 +466,6 @@ static int check_work(const struct run *r, int compare, struct mm_error *err)
 		       "this run would simulate about %.3g events and steps, more than --max-work %g allows; the "
 		       "largest point, %s at %d task%s, is %.3g (%s): ask for less, or raise --max-work",
 		       total, r->o.max_work, worst_label, worst_tasks, worst_tasks > 1 ? "s" : "", worst, worst_why);
-}
-
-/* Jobs for every curve, mode and task count, plus the one-task point of each. */
-static int run_curves(struct run *r, struct sweep_job **jobs_out, int *njobs_out, struct mm_error *err)
-{
-	/* the one-task point that efficiency is measured against, unless the curve has it */
-	int per = r->npts + 1, njobs = 0, rc;
-	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per, sizeof(*jobs));
-
-	if (!jobs)
-		return mm_fail(err, MM_ENOMEM, "out of memory");
-	for (int c = 0; c < r->ncurves; c++)
-		for (int m = 0; m < 2; m++) {
-			int mode_on = r->modes[0] || r->modes[1] ? r->modes[m] : (int)r->sc[c].mode == m;
-
-			if (!mode_on)
-				continue;
-			r->curve[c].has_mode[m] = 1;
-			for (int p = 0; p < r->npts + extra_point(r, c); p++)
-				jobs[njobs++].cfg = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m,
-								 p < r->npts ? r->tasks[p] : 1);
-		}
-	r->t_start = now_s();
-	r->next_log_s = 10;
-	rc = sweep_run(jobs, njobs, progress, r, err);
-	if (rc) {
-		free(jobs);
-		return rc;
-	}
-	njobs = 0;
-	for (int c = 0; c < r->ncurves; c++) {
-		struct curve *cv = &r->curve[c];
-
-		cv->npts = r->npts;
-		cv->fixed_work = r->o.ops_per_task > 0 || r->sc[c].work > 0;
-		memcpy(cv->tasks, r->tasks, r->npts * sizeof(int));
-		for (int m = 0; m < 2; m++) {
-			if (!cv->has_mode[m])
-				continue;
-			for (int p = 0; p < r->npts; p++)
-				cv->res[m][p] = &jobs[njobs++].res;
-			if (extra_point(r, c))
-				cv->linear1[m] = jobs[njobs++].res.ops_per_s;
-			else
-				cv->linear1[m] = r->tasks[0] == 1 ? cv->res[m][0]->ops_per_s : 0;
-		}
-	}
-	*jobs_out = jobs;
-	*njobs_out = njobs;
-	return 0;
-}
-
-/* ---- sensitivity -------------------------------------------------------- */
-
-struct sens_item {
-	int machine; /* 1: an entry of the hardware profile, 0: of a kernel profile */
-	int kslot;
-	int entry;
-	char label[160];
-	int policy; /* >= 0: an arbitration policy instead of an entry */
-};
-
-static int sens_variant(struct run *r, const struct sens_item *it, double factor, struct sim_result *out,
-			struct mm_error *err)
-{
-	/* Work on private copies of the profiles so that points can run in parallel. */
-	struct machine m = r->m;
-	struct profile mp, kp[MAX_CURVES];
-	struct kernel_profile kk[MAX_CURVES];
-	int rc = 0, largest = r->tasks[r->npts - 1], nk = 0;
-
-	if (profile_copy(&mp, &r->m.prof))
-		return MM_ENOMEM;
-	for (int i = 0; i < r->nks; i++, nk++) {
-		if (profile_copy(&kp[i], &r->ks[i].prof)) {
-			rc = MM_ENOMEM;
-			goto out;
-		}
-	}
-	m.prof = mp;
-	if (it->policy >= 0) {
-		struct prof_entry *e = profile_find(&m.prof, "coherence", "arbitration");
-
-		snprintf(e->value, sizeof(e->value), "%s", it->policy ? "local-first" : "fifo");
-	} else {
-		struct prof_entry *e = it->machine ? &m.prof.e[it->entry] : &kp[it->kslot].e[it->entry];
-		double v = e->num * factor;
-
-		if (!strcmp(e->key, "batch_limit") || !strcmp(e->section, "batch"))
-			v = round(v) < 1 ? 1 : round(v);
-		e->num = v;
-		snprintf(e->value, sizeof(e->value), "%.17g", v);
-	}
-	if ((rc = hw_profile_derive(&m.hw, &m.prof, err)))
-		goto out;
-	for (int i = 0; i < r->nks; i++)
-		if ((rc = kernel_profile_derive(&kk[i], &kp[i], err)))
-			goto out;
-	for (int c = 0; c < r->ncurves && !rc; c++) {
-		struct sim_config cfg;
-		struct program prog;
-		int ks;
-
-		for (ks = 0; ks < r->nks && &r->ks[ks].k != r->kern[c]; ks++)
-			;
-		/* costs are resolved at compile time: recompile against the varied kernel */
-		if ((rc = scenario_compile(&r->sc[c], r->var[c], &kk[ks], &prog, err)))
-			break;
-		cfg = point_config(r, &m.hw, &kk[ks], &prog,
-				   r->curve[c].has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES, largest);
-		rc = sim_run(&cfg, &out[c], err);
-		program_free(&prog);
-	}
-out:
-	profile_free(&mp);
-	for (int i = 0; i < nk; i++)
-		profile_free(&kp[i]);
-	return rc;
-}
-
-static int cmd_sensitivity(struct run *r, struct mm_error *err)
-{
-	struct sens_item items[256];
-	int n = 0, largest = r->tasks[r->npts - 1];
-	struct sim_result(*res)[2][MAX_CURVES];
-	int *rcs;
-	struct mm_error *errs;
-
-	for (int p = 0; p < 2; p++)
-		items[n++] = (struct sens_item){.policy = p, .label = ""};
-	snprintf(items[0].label, sizeof(items[0].label), "arbitration = fifo");
-	snprintf(items[1].label, sizeof(items[1].label), "arbitration = local-first");
-	for (int i = 0; i < r->m.prof.nentries && n < 256; i++) {
-		const struct prof_entry *e = &r->m.prof.e[i];
-
-		if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) || !strcmp(e->key, "jitter"))
-			continue;
-		items[n] = (struct sens_item){.machine = 1, .entry = i, .policy = -1};
-		snprintf(items[n++].label, sizeof(items[0].label), "machine [%.20s] %.40s = %.30s (%s)", e->section,
-			 e->key, e->value, prof_tag_name(e->tag));
-	}
-	for (int k = 0; k < r->nks; k++)
-		for (int i = 0; i < r->ks[k].prof.nentries && n < 256; i++) {
-			const struct prof_entry *e = &r->ks[k].prof.e[i];
-
-			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
-			    strcmp(e->section, "costs"))
-				continue;
-			items[n] = (struct sens_item){.machine = 0, .kslot = k, .entry = i, .policy = -1};
-			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",
-				 r->ks[k].k.name, e->section, e->key, e->value, prof_tag_name(e->tag));
-		}
-	res = calloc(n, sizeof(*res));
-	rcs = calloc(n * 2, sizeof(int));
-	errs = calloc(n * 2, sizeof(*errs));
-	if (!res || !rcs || !errs) {
-		free(res);
-		free(rcs);
-		free(errs);
-		return mm_fail(err, MM_ENOMEM, "out of memory");
-	}
-	r->t_start = now_s();
-	r->next_log_s = 10;
-	int done = 0;
-
-#pragma omp parallel for schedule(dynamic, 1)
-	for (int j = 0; j < 2 * n; j++) {
-		const struct sens_item *it = &items[j / 2];
-
-		if (it->policy >= 0 && (j & 1))
-			rcs[j] = 0;
-		else
-			rcs[j] = sens_variant(r, it, (j & 1) ? 2.0 : 0.5, res[j / 2][j & 1], &errs[j]);
-#pragma omp critical(mmsim_sens_progress)
-		progress(r, ++done, 2 * n);
-	}
-	printf("\nsensitivity at %d tasks (ops/s; each unmeasured number at 0.5x and 2x):\n", largest);
-	printf("  %-64s", "baseline");
-	for (int c = 0; c < r->ncurves; c++)
-		printf(" %22s", r->curve[c].label);
-	if (r->ncurves == 2)
-		printf(" %14s", "ratio 2nd/1st");
-	printf("\n  %-64s", "");
-	for (int c = 0; c < r->ncurves; c++) {
-		const struct curve *cv = &r->curve[c];
-		int m = cv->has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
-
-		printf(" %22.0f", cv->res[m][r->npts - 1]->ops_per_s);
-	}
-	if (r->ncurves == 2) {
-		int m0 = r->curve[0].has_mode[0] ? 0 : 1, m1 = r->curve[1].has_mode[0] ? 0 : 1;
-
-		printf(" %14.2f",
-		       r->curve[1].res[m1][r->npts - 1]->ops_per_s / r->curve[0].res[m0][r->npts - 1]->ops_per_s);
-	}
-	printf("\n");
-	for (int i = 0; i < n; i++) {
-		for (int f = 0; f < (items[i].policy >= 0 ? 1 : 2); f++) {
-			char lab[200];
-
-			if (items[i].policy >= 0)
-				snprintf(lab, sizeof(lab), "%s", items[i].label);
-			else
-				snprintf(lab, sizeof(lab), "%s x%s", items[i].label, f ? "2" : "0.5");
-			printf("  %-64.64s", lab);
-			if (rcs[2 * i + f]) {
-				printf(" n/a: %s\n", rcs[2 * i + f] == MM_ERANGE
-							 ? "outside the range the profile allows"
-							 : errs[2 * i + f].msg);
-				continue;
-			}
-			for (int c = 0; c < r->ncurves; c++)
-				printf(" %22.0f", res[i][f][c].ops_per_s);
-			if (r->ncurves == 2)
-				printf(" %14.2f", res[i][f][1].ops_per_s / res[i][f][0].ops_per_s);
-			printf("\n");
-		}
-	}
-	free(res);
-	free(rcs);
-	free(errs);
-	return 0;
 }
 
 /* The comparison table of mmsim compare: every point says whether it was fitted or predicted. */
@@ -968,7 +559,7 @@ static int run_band(struct run *r, struct mm_error *err)
 			;
 		for (int m = 0; m < 2; m++)
 			for (int p = 0; cv->has_mode[m] && p < r->npts; p++, n++) {
-				cfg[n] = point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
+				cfg[n] = run_point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
 				central[n] = cv->res[m][p]->ops_per_s;
 			}
 		rc = calib_band(&r->ks[ks].prof, &r->sc[c], r->var[c], cfg, n, central, lo, hi, err);
@@ -1001,80 +592,6 @@ static int run_band(struct run *r, struct mm_error *err)
 	return 0;
 }
 
-/* --seeds N: every point again under seeds S+1..S+N-1; each curve keeps the N results of each. */
-static int run_seeds(struct run *r, struct mm_error *err)
-{
-	int n = r->o.seeds, per = r->npts * (n - 1), njobs = 0, rc;
-	struct sweep_job *jobs = calloc((size_t)r->ncurves * 2 * per + 1, sizeof(*jobs));
-
-	if (!jobs)
-		return mm_fail(err, MM_ENOMEM, "out of memory");
-	for (int c = 0; c < r->ncurves; c++) {
-		struct curve *cv = &r->curve[c];
-
-		cv->seedv = calloc((size_t)2 * r->npts * n, sizeof(double));
-		if (!cv->seedv) {
-			free(jobs);
-			return mm_fail(err, MM_ENOMEM, "out of memory");
-		}
-		cv->nseeds = n;
-		for (int m = 0; m < 2; m++)
-			for (int p = 0; cv->has_mode[m] && p < r->npts; p++)
-				for (int k = 1; k < n; k++) {
-					jobs[njobs].cfg =
-					    point_config(r, &r->m.hw, r->kern[c], &r->prog[c], m, r->tasks[p]);
-					jobs[njobs++].cfg.seed = r->o.seed + (unsigned long long)k;
-				}
-	}
-	r->t_start = now_s();
-	r->next_log_s = 10;
-	if ((rc = sweep_run(jobs, njobs, progress, r, err))) {
-		free(jobs);
-		return rc;
-	}
-	njobs = 0;
-	for (int c = 0; c < r->ncurves; c++) {
-		struct curve *cv = &r->curve[c];
-
-		for (int m = 0; m < 2; m++)
-			for (int p = 0; cv->has_mode[m] && p < r->npts; p++) {
-				double *v = cv->seedv + ((size_t)m * r->npts + p) * n;
-
-				for (int k = 0; k < n; k++) {
-					const struct sim_result *res = k ? &jobs[njobs++].res : cv->res[m][p];
-
-					v[k] = cv->fixed_work ? res->makespan_s : res->ops_per_s;
-				}
-			}
-	}
-	free(jobs);
-	return 0;
-}
-
-/* The run table's machine line: how the tasks were placed, when not all as will-it-scale pins them. */
-static const char *placement_note(const struct run *r, char *buf, size_t cap)
-{
-	int mixed = 0, spread = 0;
-	size_t n;
-
-	for (int c = 0; c < r->ncurves; c++) {
-		spread |= r->prog[c].placement != TOPO_PLACE_WIS;
-		mixed |= r->prog[c].placement != r->prog[0].placement;
-	}
-	if (!spread)
-		return r->m.topo.summary;
-	n = (size_t)snprintf(buf, cap, "%s; tasks placed:", r->m.topo.summary);
-	for (int c = 0; c < r->ncurves && n < cap; c++) {
-		if (c && !mixed)
-			break;
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s%s %s", c ? "," : "", mixed ? " " : "",
-				      mixed ? r->curve[c].label : "", topo_placement_name(r->prog[c].placement));
-	}
-	if (!mixed && n < cap)
-		snprintf(buf + n, cap - n, " (unpinned, where the scheduler's balancing leaves them)");
-	return buf;
-}
-
 /* mmsim explain: one point, with the time of every step kept. */
 static int run_explain(struct run *r, struct mm_error *err)
 {
@@ -1094,7 +611,7 @@ static int run_explain(struct run *r, struct mm_error *err)
 	steps = calloc(r->prog[0].n + 1, sizeof(*steps));
 	if (!steps)
 		return mm_fail(err, MM_ENOMEM, "out of memory");
-	cfg = point_config(r, &r->m.hw, r->kern[0], &r->prog[0], m, r->tasks[0]);
+	cfg = run_point_config(r, &r->m.hw, r->kern[0], &r->prog[0], m, r->tasks[0]);
 	cfg.steps = steps;
 	rc = sim_run(&cfg, &res, err);
 	if (!rc)
@@ -1186,7 +703,11 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		goto fail;
 	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if ((rc = add_curve(r, tok, &err)))
+		if ((rc = run_add_peer(r, tok, &err)))
+			goto fail;
+	snprintf(buf, strlen(o->scenario) + 1, "%s", o->scenario); /* strtok_r cut it */
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if ((rc = run_add_curve(r, tok, &err)))
 			goto fail;
 	if (!strcmp(o->format, "csv") && r->ncurves > 1) {
 		rc = mm_fail(&err, MM_EINVAL,
@@ -1216,7 +737,7 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		for (int p = 0; p < ms.n; p++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", p ? "," : "", ms.tasks[p]);
 		r->o.tasks = list;
-		rc = task_list(r, ncpus, &err);
+		rc = run_task_list(r, ncpus, &err);
 		r->o.tasks = NULL;
 		if (rc)
 			goto fail;
@@ -1233,7 +754,7 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 				r->curve[0].meas_ops[r->curve[0].nmeas++] = ms.ops[mm][p];
 			}
 		}
-	} else if ((rc = task_list(r, ncpus, &err))) {
+	} else if ((rc = run_task_list(r, ncpus, &err))) {
 		goto fail;
 	}
 	if ((rc = check_work(r, compare, &err)))
@@ -1268,10 +789,10 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		char topo[1024];
 		struct report_ctx tctx = ctx;
 
-		tctx.topology = placement_note(r, topo, sizeof(topo));
+		tctx.topology = run_placement_note(r, topo, sizeof(topo));
 		report_table(stdout, &tctx, r->curve, r->ncurves);
 	}
-	if (o->sensitivity && (rc = cmd_sensitivity(r, &err)))
+	if (o->sensitivity && (rc = run_sensitivity(r, &err)))
 		goto fail;
 	rc = 0;
 fail:
@@ -1279,15 +800,7 @@ fail:
 		die(1, "%s", err.msg[0] ? err.msg : mm_strerror(rc));
 	free(buf);
 	free(jobs);
-	for (int c = 0; c < r->ncurves; c++) {
-		free(r->curve[c].seedv);
-		program_free(&r->prog[c]);
-		scenario_free(&r->sc[c]);
-	}
-	for (int i = 0; i < r->nks; i++)
-		profile_free(&r->ks[i].prof);
-	machine_free(&r->m);
-	free(r);
+	run_free(r);
 	return rc ? 1 : 0;
 }
 
@@ -1396,7 +909,26 @@ static int cmd_calibrate(const struct opts *o, const char *cmdline)
 	return 0;
 }
 
-static int run_command(const char *cmd, struct opts *o, const char *reproduce_what, const char *cmdline)
+/* mmsim sweep and merge: their file arguments, and an error message from them. */
+static int cmd_sweep(const char *cmd, const struct opts *o, const char **pos, int npos, const char *argv0)
+{
+	struct mm_error err = {0};
+	int rc;
+
+	if (!strcmp(cmd, "sweep")) {
+		if (npos != 1)
+			return die(2, "sweep: expected 'mmsim sweep FILE' (a sweep file: see the README, 'Sweeps')");
+		rc = sweep_cmd(o, pos[0], argv0, &err);
+	} else {
+		rc = merge_cmd(o, pos, npos, &err);
+	}
+	if (rc)
+		return die(rc == MM_EINVAL ? 2 : 1, "%s", err.msg[0] ? err.msg : mm_strerror(rc));
+	return 0;
+}
+
+static int run_command(const char *cmd, struct opts *o, const char *reproduce_what, const char *cmdline,
+		       const char **pos, int npos, const char *argv0)
 {
 	if (o->help) {
 		usage(stdout);
@@ -1406,6 +938,14 @@ static int run_command(const char *cmd, struct opts *o, const char *reproduce_wh
 		printf("mmsim %s\n", MMSIM_VERSION);
 		return 0;
 	}
+	if (!strcmp(cmd, "sweep") || !strcmp(cmd, "merge"))
+		return cmd_sweep(cmd, o, pos, npos, argv0);
+	if (o->emit_jobs || o->job || o->sweep)
+		return die(2, "--%s is for mmsim sweep FILE%s",
+			   o->sweep ? "sweep"
+			   : o->job ? "job"
+				    : "emit-jobs",
+			   o->sweep ? " and mmsim merge" : "");
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
 	if (!strcmp(cmd, "show"))
@@ -1422,10 +962,16 @@ static int run_command(const char *cmd, struct opts *o, const char *reproduce_wh
 		return cmd_validate(o, cmdline);
 	if (!strcmp(cmd, "calibrate"))
 		return cmd_calibrate(o, cmdline);
-	return die(2,
-		   "unknown command '%s' (expected run, list, show, compare, explain, reproduce, validate or "
-		   "calibrate; see mmsim --help)",
-		   cmd);
+	{
+		/* the list from the table of commands, as --help prints it */
+		char list[256] = "";
+		size_t n = 0, nc = sizeof(commands) / sizeof(commands[0]);
+
+		for (size_t i = 0; i < nc && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? i == nc - 1 ? " or " : ", " : "",
+					      commands[i].name);
+		return die(2, "unknown command '%s' (expected %s; see mmsim --help)", cmd, list);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1433,8 +979,8 @@ int main(int argc, char **argv)
 	struct opts o = {.machine = "generic", .format = "table", .seed = 1, .max_work = SIM_MAX_WORK};
 	char *cmdline;
 	size_t len = sizeof("mmsim");
-	const char *cmd = "run", *reproduce_what = NULL;
-	int first = 1, rc;
+	const char *cmd = "run", *reproduce_what = NULL, *only = NULL, **pos;
+	int first = 1, rc, npos = 0, maxpos = 0;
 
 	gsl_set_error_handler_off();
 	cleanup_install();
@@ -1448,17 +994,31 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "validate"))
 		o.machine = "local"; /* this machine: the benchmark runs here */
-	if ((rc = parse_opts(argc - first, argv + first, &o)))
+	if (!strcmp(cmd, "sweep")) { /* FILE, and what the sweep file does not say */
+		only = " format plot out job emit-jobs max-work force help version ";
+		maxpos = 1;
+	} else if (!strcmp(cmd, "merge")) { /* the points' files */
+		only = " format plot force sweep help version ";
+		maxpos = argc;
+	}
+	if (!(pos = calloc((size_t)argc + 1, sizeof(*pos))))
+		return die(1, "out of memory");
+	if ((rc = parse_opts(argc - first, argv + first, &o, cmd, only, pos, &npos, maxpos))) {
+		free(pos);
 		return rc;
+	}
 	/* the command line, whole, for the metadata of what mmsim writes */
 	for (int i = 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	if (!(cmdline = malloc(len)))
+	if (!(cmdline = malloc(len))) {
+		free(pos);
 		return die(1, "out of memory");
+	}
 	strcpy(cmdline, "mmsim");
 	for (int i = 1; i < argc; i++)
 		strcat(strcat(cmdline, " "), argv[i]);
-	rc = run_command(cmd, &o, reproduce_what, cmdline);
+	rc = run_command(cmd, &o, reproduce_what, cmdline, pos, npos, argv[0]);
 	free(cmdline);
+	free(pos);
 	return rc;
 }

@@ -97,7 +97,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, compare, explain, reproduce, validate or calibrate"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, explain, compare, reproduce, validate, calibrate, sweep or merge"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"
@@ -153,10 +153,10 @@ mmsim_cli(kernel_malformed fail
 # A misspelled [rwsem] key is refused with its line, by a run and by show; show prints every
 # lock design key in effect and where it comes from.
 mmsim_cli(kernel_bad_rwsem_key fail
-  PATTERNS "bad_rwsem_key\\.conf:9: unknown key 'handof_ms' in \\[rwsem\\] \\(the rwsem design's keys: owner"
+  PATTERNS "bad_rwsem_key\\.conf:9:1: \\[rwsem\\] key 'handof_ms' is not a key of the rwsem design \\(its keys: owner.*\\(did you mean 'handoff_ms'\\?\\)"
   ARGS ${SMALL} --kernel ${MMSIM_CLI_DIR}/bad_rwsem_key.conf --scenario has_pinned_write --tasks 1)
 mmsim_cli(show_bad_rwsem_key fail
-  PATTERNS "bad_rwsem_key\\.conf:9: unknown key 'handof_ms'"
+  PATTERNS "bad_rwsem_key\\.conf:9:1: \\[rwsem\\] key 'handof_ms'"
   ARGS show --kernel ${MMSIM_CLI_DIR}/bad_rwsem_key.conf)
 mmsim_cli(show_rwsem_keys ok
   PATTERNS "rwsem +reader_spin +1 +profile" "rwsem +handoff_ms +4 +preset"
@@ -451,3 +451,5 @@ mmsim_cli(reproduce_seeds_no_measured_dir fail
 add_test(NAME cli_reproduce_published
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_published.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_reproduce_published PROPERTIES LABELS model TIMEOUT 900)
+
+include(${CMAKE_CURRENT_SOURCE_DIR}/cli_unknown_keys.cmake)

@@ -147,7 +147,7 @@ static void kernel_profile_rwsem_keys_are_checked(void **state)
 	} cases[] = {
 	    {"[rwsem]\nreader_spin = 1\nhandoff_ms = 0.5\n", NULL},
 	    {"[rwsem]\nreader_spinn = 1\n",
-	     "k.conf:12: unknown key 'reader_spinn' in [rwsem] (the rwsem design's keys: "},
+	     "k.conf:12:1: [rwsem] key 'reader_spinn' is not a key of the rwsem design (its keys: "},
 	    {"[rwsem]\nreader_spin = 2\n", "k.conf:12: [rwsem] reader_spin = '2': expected a whole number from 0 to 1"},
 	    {"[rwsem]\nreader_spin = yes\n", "k.conf:12: [rwsem] reader_spin = 'yes': expected a whole number"},
 	    {"[rwsem]\nhandoff_ms = -1\n", "k.conf:12: [rwsem] handoff_ms = '-1': expected a number from 0 to 1000"},

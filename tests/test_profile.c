@@ -19,6 +19,7 @@
 
 #include "machine.h"
 #include "profile.h"
+#include "scenario.h"
 #include "topology.h"
 
 #define AMD_PATH MMSIM_SOURCE_DIR "/data/machines/amd-2s-128c.conf"
@@ -435,11 +436,12 @@ static const struct bad bad_cases[] = {
      "t.conf:30: ",
      "unknown section [turbo] (expected machine, latency, coherence, bandwidth, cache, frequency or cpu)"},
     /* unknown key in [latency], with the keys it expects */
-    {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14: ",
-     "unknown key 'l4' in [latency] (expected one of: self smt l3 package remote remote_far memory_local "
-     "memory_remote atomic)"},
-    {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26: ",
-     "unknown key 'pause' in [cpu] (expected one of: smt_factor pause_ns wakeup_ns jitter ipi_ns wake_step_ns)"},
+    {"unknown key", ST_HW, hw_base, "atomic = 6\n", "atomic = 6\nl4 = 3\n", MM_EPARSE, "t.conf:14:1: ",
+     "[latency] key 'l4' is not a key of a machine profile's [latency] (expected one of: self smt l3 package "
+     "remote remote_far memory_local memory_remote atomic) (did you mean 'l3'?)"},
+    {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26:1: ",
+     "[cpu] key 'pause' is not a key of a machine profile's [cpu] (expected one of: smt_factor pause_ns "
+     "wakeup_ns jitter ipi_ns wake_step_ns) (did you mean 'pause_ns'?)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
      "t.conf:7: ", "[latency] smt = 'fast': expected a number"},
@@ -487,8 +489,9 @@ static const struct bad bad_cases[] = {
     /* [cache] */
     {"llc zero", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[cache]\nllc_mib = 0\n", MM_ERANGE,
      "t.conf:30: ", "[cache] llc_mib = 0 is impossible (expected 0.01 to 1e+06)"},
-    {"llc key", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[cache]\nl3_mib = 8\n", MM_EPARSE,
-     "t.conf:30: ", "unknown key 'l3_mib' in [cache] (expected one of: llc_mib)"},
+    {"llc key", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\n[cache]\nl3_mib = 8\n", MM_EPARSE, "t.conf:30:1: ",
+     "[cache] key 'l3_mib' is not a key of a machine profile's [cache] (expected one of: "
+     "llc_mib) (did you mean 'llc_mib'?)"},
     /* bad arbitration word */
     {"arbitration", ST_HW, hw_base, "arbitration = fifo\n", "arbitration = random\n", MM_EPARSE,
      "t.conf:15: ", "arbitration = 'random': expected 'fifo' or 'local-first'"},
@@ -859,6 +862,228 @@ static void test_first_error_reported(void **state)
 	assert_true(!strncmp(err.msg, "d.conf:3: key 'x' appears twice", 31));
 }
 
+/* ---- unknown keys (issue 16): refused with FILE:LINE:COL and the nearest name -------- */
+
+static void test_nearest_name(void **state)
+{
+	static const char *const lat[] = {"self", "smt", "l3", "package", "remote", "remote_far", "atomic"};
+	static const char *const mm[] = {"mm.mmap_lock", "mm.mmap_lock.count", "mm.mmap_lock.owner"};
+	static const char *const cpu[] = {"smt_factor", "pause_ns", "wakeup_ns", "wake_step_ns"};
+	char buf[96];
+
+	(void)state;
+	assert_string_equal(profile_nearest_name("remtoe", lat, 7), "remote");	      /* a swap is one edit */
+	assert_string_equal(profile_nearest_name("remote_fa", lat, 7), "remote_far"); /* the nearest, not the first */
+	assert_string_equal(profile_nearest_name("mm.mmap_lock.cuont", mm, 3), "mm.mmap_lock.count");
+	assert_string_equal(profile_nearest_name("mm.mmap_lock.ownr", mm, 3), "mm.mmap_lock.owner");
+	assert_string_equal(profile_nearest_name("l4", lat, 7), "l3");
+	assert_string_equal(profile_nearest_name("pause", cpu, 4), "pause_ns"); /* the unit left out */
+	assert_null(profile_nearest_name("mm.mmap_lock", mm + 1, 2));		/* two names start so */
+	assert_null(profile_nearest_name("x", lat, 7));				/* nothing is close */
+	assert_null(profile_nearest_name("frobnicate", lat, 7));
+	assert_null(profile_nearest_name("remote", lat, 0));
+	assert_string_equal(profile_did_you_mean(buf, sizeof(buf), "atomc", lat, 7), " (did you mean 'atomic'?)");
+	assert_string_equal(profile_did_you_mean(buf, sizeof(buf), "zzzzzz", lat, 7), "");
+}
+
+/* A misspelled key in each section of a machine profile: FILE:LINE:COL, the section, the nearest key. */
+static void test_machine_key_typos(void **state)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} cases[] = {
+	    {"description = test machine\n", "descripton = test machine\n",
+	     "t.conf:3:1: [machine] key 'descripton' is not a key of a machine profile's [machine] (expected one "
+	     "of: name description topology package_hops) (did you mean 'description'?)"},
+	    {"[latency]\nself = 1\n", "[latency]\n  slef = 1\n", "t.conf:6:3: [latency] key 'slef' is not a key"},
+	    {"remote = 200\n", "remtoe = 200\n", "t.conf:10:1: [latency] key 'remtoe' is not a key"},
+	    {"batch_limit = 8\n", "batch_limt = 8\n", "t.conf:16:1: [coherence] key 'batch_limt' is not a key"},
+	    {"node_gbs = 100\n", "node_gsb = 100\n", "t.conf:19:1: [bandwidth] key 'node_gsb' is not a key"},
+	    {"wakeup_ns = 5000\n", "wakup_ns = 5000\n", "t.conf:27:1: [cpu] key 'wakup_ns' is not a key"},
+	    {"jitter = 0.02\n", "jitter = 0.02\n[cache]\nllc_mb = 8\n", "t.conf:30:1: [cache] key 'llc_mb' is not"},
+	    {"[bandwidth]\n", "[bandwith]\n", "t.conf:19: unknown section [bandwith]"},
+	    {"4 = 3.0\n", "4x = 3.0\n", "t.conf:23: [frequency] key '4x': expected a number of active cores"},
+	};
+	static const char *const meant[] = {"description", "self",    "remote",	     "batch_limit", "node_gbs",
+					    "wakeup_ns",   "llc_mib", "[bandwidth]", NULL};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = edit(hw_base, cases[i].from, cases[i].to), want[64];
+		struct profile p;
+		struct hw_profile hw;
+		struct mm_error err = {0};
+
+		assert_int_equal(profile_parse(&p, "t.conf", text, &err), 0);
+		assert_int_equal(hw_profile_derive(&hw, &p, &err), MM_EPARSE);
+		if (strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)))
+			fail_msg("case %zu: got '%s', expected it to start with '%s'", i, err.msg, cases[i].msg);
+		if (meant[i]) {
+			snprintf(want, sizeof(want), "(did you mean '%s'?)",
+				 meant[i][0] == '[' ? "bandwidth" : meant[i]);
+			if (!strstr(err.msg, want))
+				fail_msg("case %zu: '%s' does not say %s", i, err.msg, want);
+		}
+		profile_free(&p);
+		free(text);
+	}
+}
+
+/* The line of @text (1-based) that starts with @key. */
+static int line_of(const char *text, const char *key)
+{
+	int line = 1;
+
+	for (const char *s = text; *s; s++) {
+		if ((s == text || s[-1] == '\n') && !strncmp(s, key, strlen(key)))
+			return line;
+		line += *s == '\n';
+	}
+	fail_msg("no line starts with '%s'", key);
+	return 0;
+}
+
+/* The shipped linux-6.6 with @from replaced by @to: derived, its lock keys and its names checked
+ * against the built-in scenarios and @sc; the first error, or 0. */
+static int check_kernel_text(const char *text, const struct scenario *sc, struct mm_error *err)
+{
+	struct profile p;
+	struct kernel_profile k;
+	int rc;
+
+	assert_int_equal(profile_parse(&p, "k.conf", text, err), 0);
+	rc = kernel_profile_derive(&k, &p, err);
+	if (!rc)
+		rc = lock_check_kernel(&k, err);
+	if (!rc)
+		rc = scenario_check_kernel_names(&k, sc, sc ? 1 : 0, err);
+	profile_free(&p);
+	return rc;
+}
+
+/* A misspelled key in each section of a kernel profile: [kernel] and a lock design's section
+ * have fixed keys; [layout], [costs], [batch] and [misses] hold the names scenarios use. */
+static void test_kernel_key_typos(void **state)
+{
+	static const struct {
+		const char *from, *to, *section, *meant;
+	} cases[] = {
+	    {"vma_lock = vma_lock\n", "vmalock = vma_lock\n", "kernel", "vma_lock"},
+	    {"mm.mmap_lock.count = mm.line2\n", "mm.mmap_lock.cuont = mm.line2\n", "layout", "mm.mmap_lock.count"},
+	    {"lru_batch = 15\n", "lru_bacth = 15\n", "batch", "lru_batch"},
+	    {"fault_entry_exit = 450\n", "fault_entry_exti = 450\n", "costs", "fault_entry_exit"},
+	    {"user_read_page = 0.157\n", "user_read_pages = 0.157\n", "misses", "user_read_page"},
+	    {"[layout]\n", "[rwsem]\nreader_spinn = 1\n[layout]\n", "rwsem", "reader_spin"},
+	};
+	char *base;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(mm_read_text_file(MMSIM_SOURCE_DIR "/data/kernels/linux-6.6.conf", &base, &err), 0);
+	assert_int_equal(check_kernel_text(base, NULL, &err), 0); /* the profile as shipped passes */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = edit(base, cases[i].from, cases[i].to), want[160];
+		const char *key = cases[i].to[0] == '[' ? strchr(cases[i].to, '\n') + 1 : cases[i].to;
+		char keyname[64];
+
+		snprintf(keyname, sizeof(keyname), "%.*s", (int)strcspn(key, " "), key);
+		assert_int_equal(check_kernel_text(text, NULL, &err), MM_EPARSE);
+		snprintf(want, sizeof(want), "k.conf:%d:1: [%s] key '%s' is not ", line_of(text, keyname),
+			 cases[i].section, keyname);
+		if (strncmp(err.msg, want, strlen(want)))
+			fail_msg("case %zu: got '%s', expected it to start with '%s'", i, err.msg, want);
+		snprintf(want, sizeof(want), "(did you mean '%s'?)", cases[i].meant);
+		if (!strstr(err.msg, want))
+			fail_msg("case %zu: '%s' does not say %s", i, err.msg, want);
+		free(text);
+	}
+	{ /* a section nobody has */
+		char *text = edit(base, "[costs]\n", "[cost]\n");
+
+		assert_int_equal(check_kernel_text(text, NULL, &err), MM_EPARSE);
+		assert_non_null(strstr(err.msg, "unknown section [cost]"));
+		assert_non_null(strstr(err.msg, "(did you mean 'costs'?)"));
+		free(text);
+	}
+	free(base);
+}
+
+/* A key only the run's own scenario names passes with it and is refused without it; a scenario's
+ * compile refuses a key neither it nor a built-in scenario names, naming the scenario file. */
+static void test_kernel_names_of_the_run(void **state)
+{
+	static const char scn[] = "scenario mine\nvariant v kernel 6.6 \"test\"\nfield my.field scope mm\n"
+				  "begin\n  f load my.field\n  f compute my_cost\n";
+	char *base, *text, *typo;
+	struct scenario sc;
+	struct profile p;
+	struct kernel_profile k;
+	struct program prog;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_int_equal(mm_read_text_file(MMSIM_SOURCE_DIR "/data/kernels/linux-6.6.conf", &base, &err), 0);
+	text = edit(base, "[costs]\n", "[costs]\n# [assumed] test\nmy_cost = 7\n");
+	assert_int_equal(scenario_parse(&sc, "mine.scn", scn, &err), 0);
+	assert_int_equal(check_kernel_text(text, &sc, &err), 0);
+	assert_int_equal(check_kernel_text(text, NULL, &err), MM_EPARSE);
+	assert_non_null(strstr(err.msg, "[costs] key 'my_cost' is not a cost that any built-in scenario names"));
+
+	typo = edit(text, "my_cost = 7\n", "my_cots = 7\n");
+	assert_int_equal(profile_parse(&p, "k.conf", typo, &err), 0);
+	assert_int_equal(kernel_profile_derive(&k, &p, &err), 0);
+	assert_int_not_equal(scenario_compile(&sc, 0, &k, &prog, &err), 0);
+	if (!strstr(err.msg, "[costs] key 'my_cots' is not a cost that the scenario mine.scn or any built-in one "
+			     "names, so nothing would read it (did you mean 'my_cost'?)"))
+		fail_msg("got '%s'", err.msg);
+	profile_free(&p);
+	scenario_free(&sc);
+	free(typo);
+	free(text);
+	free(base);
+}
+
+/* Every shipped kernel profile (the published ones too) holds only names some scenario reads. */
+static void test_shipped_kernel_names(void **state)
+{
+	const char *const *names = profile_builtin_names("kernels");
+
+	(void)state;
+	for (int i = 0; names[i]; i++) {
+		struct profile p;
+		struct kernel_profile k;
+		struct mm_error err = {0};
+
+		load_ok(&p, "kernels", names[i]);
+		if (kernel_profile_derive(&k, &p, &err) || lock_check_kernel(&k, &err) ||
+		    scenario_check_kernel_names(&k, NULL, 0, &err))
+			fail_msg("%s: %s", names[i], err.msg);
+		profile_free(&p);
+	}
+}
+
+/* A provenance note is kept whole up to 1023 characters; beyond, it ends in '...'. */
+static void test_long_provenance_whole(void **state)
+{
+	char pad[401], text[2048];
+	struct profile p;
+	struct mm_error err = {0};
+	size_t len;
+
+	(void)state;
+	memset(pad, 'w', 400);
+	pad[400] = 0;
+	snprintf(text, sizeof(text), "[cpu]\n# [measured] %s\n# %s\nx = 1\n# %s\n# %s\n# %s\ny = 2\n", pad, pad, pad,
+		 pad, pad);
+	assert_int_equal(profile_parse(&p, "n.conf", text, &err), 0);
+	assert_int_equal(strlen(p.e[0].note), 11 + 400 + 1 + 400);
+	assert_true(p.e[0].note[strlen(p.e[0].note) - 1] == 'w');
+	len = strlen(p.e[1].note);
+	assert_int_equal(len, sizeof(p.e[1].note) - 1);
+	assert_string_equal(p.e[1].note + len - 3, "...");
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -879,6 +1104,12 @@ int main(void)
 	    cmocka_unit_test(test_first_error_reported),
 	    cmocka_unit_test(test_zero_where_meaningful),
 	    cmocka_unit_test(test_tag_beyond_note),
+	    cmocka_unit_test(test_nearest_name),
+	    cmocka_unit_test(test_machine_key_typos),
+	    cmocka_unit_test(test_kernel_key_typos),
+	    cmocka_unit_test(test_kernel_names_of_the_run),
+	    cmocka_unit_test(test_shipped_kernel_names),
+	    cmocka_unit_test(test_long_provenance_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
