@@ -960,13 +960,45 @@ fail:
 
 int mm_read_text_file(const char *path, char **out, struct mm_error *err);
 
+/* scenario_load of "X:VARIANT": scenario X (a built-in name or a file), one variant of it. */
+static int load_one_variant(struct scenario *sc, const char *spec, const char *colon, int *variant,
+			    struct mm_error *err)
+{
+	char base[600], list[512] = "";
+	int rc, v;
+
+	if ((size_t)(colon - spec) >= sizeof(base))
+		return mm_fail(err, MM_EINVAL, "scenario '%.80s...': the name before ':' is too long", spec);
+	memcpy(base, spec, (size_t)(colon - spec));
+	base[colon - spec] = 0;
+	if ((rc = scenario_load(sc, base, &v, err)))
+		return rc;
+	if (v >= 0) {
+		scenario_free(sc);
+		return mm_fail(err, MM_EINVAL, "scenario '%s': '%s' is already a variant; write SCENARIO:VARIANT", spec,
+			       base);
+	}
+	if ((*variant = scenario_variant(sc, colon + 1)) >= 0)
+		return 0;
+	for (int i = 0; i < sc->nvar; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", sc->var[i].name);
+	rc = mm_fail(err, MM_ENOENT, "scenario '%s': %s has no variant '%s' (its variants: %s)", spec, sc->path,
+		     colon + 1, list);
+	scenario_free(sc);
+	return rc;
+}
+
 int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, struct mm_error *err)
 {
 	const struct builtin_file *b = builtin_find("scenarios", name_or_path);
+	const char *colon = strrchr(name_or_path, ':');
 	char origin[600], *text;
 	int rc;
 
 	*variant = -1;
+	/* SCENARIO:VARIANT, unless the whole name is a file */
+	if (!b && colon && colon > name_or_path && colon[1] && access(name_or_path, F_OK))
+		return load_one_variant(sc, name_or_path, colon, variant, err);
 	if (!b && !strchr(name_or_path, '/') && access(name_or_path, F_OK)) {
 		/* a variant name of some builtin scenario? */
 		for (int i = 0; i < mmsim_builtin_nfiles; i++) {

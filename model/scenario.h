@@ -132,8 +132,9 @@ struct scenario {
 };
 
 int scenario_parse(struct scenario *sc, const char *origin, const char *text, struct mm_error *err);
-/* By builtin scenario name, by variant name of a builtin, or by file path.
- * *variant is set to the variant index asked for by name, or -1. */
+/* By builtin scenario name, by variant name of a builtin, by file path, or as SCENARIO:VARIANT
+ * (a built-in scenario or a file, and one of its variants).  *variant is set to the variant
+ * index asked for by name, or -1. */
 int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, struct mm_error *err);
 void scenario_free(struct scenario *sc);
 int scenario_variant(const struct scenario *sc, const char *name);

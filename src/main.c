@@ -52,8 +52,8 @@ static const struct opt_def opt_table[] = {
     {"cores", O_INT, OFF(cores), "N", "the machine's CPUs (64 for generic)",
      "logical CPUs (hardware threads), as will-it-scale counts them; sizes the generic machine"},
     {"scenario", O_STR, OFF(scenario), "A[,B...]", NULL,
-     "scenarios or variants to predict (mmsim list), or scenario files; with two curves, also the second's gain "
-     "over the first"},
+     "scenarios or variants to predict (mmsim list), or scenario files; FILE.scn:VARIANT or NAME:VARIANT for "
+     "one variant of it; with two curves, also the second's gain over the first"},
     {"machine", O_STR, OFF(machine), "NAME|FILE", "generic; validate: local",
      "hardware profile (calibrate: use it instead of measuring this machine)"},
     {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},

@@ -453,3 +453,24 @@ add_test(NAME cli_reproduce_published
 set_tests_properties(cli_reproduce_published PROPERTIES LABELS model TIMEOUT 900)
 
 include(${CMAKE_CURRENT_SOURCE_DIR}/cli_unknown_keys.cmake)
+
+# One variant of a scenario file or a built-in scenario: SCENARIO:VARIANT (issue 16)
+file(WRITE ${MMSIM_CLI_DIR}/two.scn
+  "scenario two\nop \"x\"\nfield f scope mm\nvariant first kernel 6.6 \"a\"\nvariant second kernel 6.6 \"b\"\n"
+  "begin\n  f load f\n  f compute 100ns when first\n  f compute 200ns when second\n")
+mmsim_cli(one_variant_of_a_file ok
+  PATTERNS "^second +\\[two, kernel linux-6.6, threads\\]" "^ +2 +[0-9]"
+  ARGS --machine icelake-48c --scenario ${MMSIM_CLI_DIR}/two.scn:second --tasks 2 --events 20000)
+# --format csv holds one curve: the other variant is not run
+mmsim_cli(one_variant_of_a_file_only ok
+  PATTERNS "^tasks,processes,processes_idle,threads,threads_idle,linear$" "^2,"
+  ARGS --machine icelake-48c --scenario ${MMSIM_CLI_DIR}/two.scn:second --tasks 2 --events 20000 --format csv)
+mmsim_cli(one_variant_of_a_builtin ok
+  PATTERNS "^page_fault4_vma_lock +\\[page_fault, kernel linux-6.6, threads\\]"
+  ARGS --machine icelake-48c --scenario page_fault:page_fault4_vma_lock --tasks 2 --events 20000)
+mmsim_cli(no_such_variant fail
+  PATTERNS "two.scn has no variant 'third' \\(its variants: first, second\\)"
+  ARGS --machine icelake-48c --scenario ${MMSIM_CLI_DIR}/two.scn:third --tasks 2)
+mmsim_cli(variant_of_a_variant fail
+  PATTERNS "'page_fault4_vma_lock' is already a variant"
+  ARGS --scenario page_fault4_vma_lock:x --tasks 2)
