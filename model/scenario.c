@@ -57,6 +57,15 @@ struct parser {
 	int def_depth;	       /* blocks open inside it */
 	int call_depth;	       /* calls being expanded */
 	const char *next_line; /* text after the line being parsed */
+	/* 'variant NEW like OLD': like[NEW] = OLD + 1 (0: not derived); 'drop' lines, applied to NEW
+	 * once the steps are all read */
+	int like[SC_MAX_VARIANTS];
+	struct sc_drop {
+		int variant, line, col;
+		char fn[SC_NAME], act[SC_NAME], arg[SC_NAME]; /* arg "": any */
+	} drop[32];
+	int ndrop;
+	int based; /* 'base X': the steps are X's; this file adds derived variants */
 };
 
 static int perr(struct parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -340,6 +349,37 @@ static int parse_variant(struct parser *p)
 		return rc;
 	if (scenario_variant(sc, v->name) >= 0)
 		return perr(p, p->tok[1].col, "variant '%s' is declared twice", v->name);
+	if (p->ntok > 2 && !strcmp(p->tok[2].text, "like")) {
+		/* variant NEW like OLD ["doc"]: every step of OLD, less what 'drop' lines take out */
+		char old[SC_NAME];
+		int o, i = 4;
+
+		if ((rc = want_ident(p, 3, "the variant it is like", old)))
+			return rc;
+		if ((o = scenario_variant(sc, old)) < 0)
+			return perr(p, p->tok[3].col, "unknown variant '%s' (declare it with 'variant' first)", old);
+		memcpy(v->kernel, sc->var[o].kernel, sizeof(v->kernel)); /* o < nvar: another variant */
+		if (p->ntok > i && !strcmp(p->tok[i].text, "kernel")) {
+			if (p->ntok <= i + 1 || !profile_is_version(p->tok[i + 1].text))
+				return perr(p, p->ntok > i + 1 ? p->tok[i + 1].col : p->tok[i].col,
+					    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11)");
+			snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[i + 1].text);
+			i += 2;
+		}
+		if (p->ntok <= i || !p->tok[i].quoted)
+			return perr(p, p->ntok > i ? p->tok[i].col : 1,
+				    "expected a quoted description of what the variant models");
+		snprintf(v->doc, sizeof(v->doc), "%s", p->tok[i].text);
+		if ((rc = want_end_of_line(p, i + 1)))
+			return rc;
+		p->like[sc->nvar] = o + 1;
+		sc->footprint[sc->nvar] = sc->footprint[o];
+		v->line_no = p->line;
+		sc->nvar++;
+		return 0;
+	}
+	if (p->based)
+		return perr(p, p->tok[0].col, "a file with 'base' declares 'variant NEW like OLD \"...\"' variants");
 	if (p->ntok < 3 || strcmp(p->tok[2].text, "kernel"))
 		return perr(p, p->ntok < 3 ? 1 : p->tok[2].col,
 			    "expected 'kernel VERSION' after the variant name (e.g. kernel 5.11)");
@@ -779,6 +819,97 @@ static int parse_body_line(struct parser *p)
 	return push_step(p, &st);
 }
 
+/* 'drop FN ACT [ARG]': the last derived variant leaves out the steps of function FN doing ACT (on
+ * object ARG, or with the cost or count ARG). */
+static int parse_drop(struct parser *p)
+{
+	struct sc_drop *d = &p->drop[p->ndrop];
+	int v = p->sc->nvar - 1, rc;
+
+	if (v < 0 || !p->like[v])
+		return perr(p, p->tok[0].col, "'drop' follows a 'variant NEW like OLD' line (the variant it edits)");
+	if (p->ndrop == (int)(sizeof(p->drop) / sizeof(p->drop[0])))
+		return perr(p, p->tok[0].col, "too many 'drop' lines (at most 32)");
+	memset(d, 0, sizeof(*d));
+	if ((rc = want_ident(p, 1, "the function of the step", d->fn)) ||
+	    (rc = want_ident(p, 2, "the step's action (load, store, prefetchw, compute, ...)", d->act)) ||
+	    (p->ntok > 3 && (rc = want_ident(p, 3, "the step's object, cost or count", d->arg))) ||
+	    (rc = want_end_of_line(p, p->ntok > 3 ? 4 : 3)))
+		return rc;
+	d->variant = v;
+	d->line = p->line;
+	d->col = p->tok[0].col;
+	p->ndrop++;
+	return 0;
+}
+
+/* 'base X' (a built-in scenario or a file): this file's scenario starts as X, steps and all. */
+static int parse_base(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	char origin[sizeof(sc->path)];
+	int v, rc;
+
+	if (sc->name[0] || p->based)
+		return perr(p, p->tok[0].col, "'base' comes first, once, instead of 'scenario NAME'");
+	if (p->ntok < 2 || p->tok[1].quoted)
+		return perr(p, p->tok[0].col, "expected a scenario after 'base' (e.g. base page_fault)");
+	if ((rc = want_end_of_line(p, 2)))
+		return rc;
+	snprintf(origin, sizeof(origin), "%s", sc->path);
+	if ((rc = scenario_load(sc, p->tok[1].text, &v, p->err))) {
+		snprintf(sc->path, sizeof(sc->path), "%s", origin);
+		return rc;
+	}
+	if (v >= 0) {
+		scenario_free(sc);
+		return perr(p, p->tok[1].col, "'%s' is a variant: 'base' takes a scenario (e.g. base page_fault)",
+			    p->tok[1].text);
+	}
+	snprintf(sc->path, sizeof(sc->path), "%s", origin);
+	sc->builtin = 0;
+	p->cap_obj = sc->nobj;
+	p->cap_step = sc->nsteps;
+	p->cap_fn = sc->nfn;
+	p->based = 1;
+	p->in_body = 0;
+	return 0;
+}
+
+/* The derived variants' steps: OLD's, less what their 'drop' lines take out. */
+static int derive_variants(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+
+	for (int v = 0; v < sc->nvar; v++)
+		for (int s = 0; p->like[v] && s < sc->nsteps; s++)
+			if (sc->step[s].variants & (1u << (p->like[v] - 1)))
+				sc->step[s].variants |= 1u << v;
+			else
+				sc->step[s].variants &= ~(1u << v);
+	for (int i = 0; i < p->ndrop; i++) {
+		const struct sc_drop *d = &p->drop[i];
+		int hits = 0;
+
+		for (int s = 0; s < sc->nsteps; s++) {
+			struct sc_step *st = &sc->step[s];
+
+			if (st->fn < 0 || strcmp(sc->fn[st->fn], d->fn) || strcmp(act_names[st->act], d->act) ||
+			    !(st->variants & (1u << d->variant)))
+				continue;
+			if (d->arg[0] && strcmp(st->obj >= 0 ? sc->obj[st->obj].name : st->name, d->arg))
+				continue;
+			st->variants &= ~(1u << d->variant);
+			hits++;
+		}
+		if (!hits)
+			return mm_fail(p->err, MM_EPARSE, "%s:%d:%d: no step '%s %s%s%s' in variant %s to drop",
+				       p->origin, d->line, d->col, d->fn, d->act, d->arg[0] ? " " : "", d->arg,
+				       sc->var[d->variant].name);
+	}
+	return 0;
+}
+
 static int parse_line(struct parser *p)
 {
 	struct scenario *sc = p->sc;
@@ -787,6 +918,14 @@ static int parse_line(struct parser *p)
 
 	if (p->in_body)
 		return parse_body_line(p);
+	if (!strcmp(w, "base"))
+		return parse_base(p);
+	if (!strcmp(w, "drop"))
+		return parse_drop(p);
+	if (p->based && strcmp(w, "variant"))
+		return perr(p, p->tok[0].col,
+			    "unknown keyword '%s' in a file with 'base' (expected 'variant NEW like OLD' or 'drop')",
+			    w);
 	if (!strcmp(w, "scenario")) {
 		if (sc->name[0])
 			return perr(p, p->tok[0].col, "a file holds one scenario ('scenario' appears twice)");
@@ -889,8 +1028,8 @@ static int parse_line(struct parser *p)
 	}
 	return perr(
 	    p, p->tok[0].col,
-	    "unknown keyword '%s' (expected scenario, title, op, mode, work, placement, field, lock, variant, role, "
-	    "define or begin)",
+	    "unknown keyword '%s' (expected scenario, base, title, op, mode, work, placement, field, lock, variant, "
+	    "drop, role, define or begin)",
 	    w);
 }
 
@@ -936,7 +1075,7 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 		rc = mm_fail(err, MM_EPARSE, "%s:1:1: empty scenario (expected 'scenario NAME')", origin);
 		goto fail;
 	}
-	if (!p.in_body) {
+	if (!p.in_body && !p.based) {
 		rc = perr(&p, 1, "expected 'begin' and the steps of one operation before the end of the file");
 		goto fail;
 	}
@@ -952,6 +1091,8 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 		rc = perr(&p, 1, "the operation has no steps");
 		goto fail;
 	}
+	if ((rc = derive_variants(&p)))
+		goto fail;
 	return 0;
 fail:
 	scenario_free(sc);

@@ -474,3 +474,8 @@ mmsim_cli(no_such_variant fail
 mmsim_cli(variant_of_a_variant fail
   PATTERNS "'page_fault4_vma_lock' is already a variant"
   ARGS --scenario page_fault4_vma_lock:x --tasks 2)
+
+# A what-if in three lines (base, variant NEW like OLD, drop) gives the hand-written variant's bytes
+add_test(NAME cli_whatif_file
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_whatif.sh $<TARGET_FILE:mmsim> ${CMAKE_CURRENT_BINARY_DIR}/whatif)
+set_tests_properties(cli_whatif_file PROPERTIES LABELS fast TIMEOUT 120)

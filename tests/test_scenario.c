@@ -1062,7 +1062,7 @@ static const struct bad bad_cases[] = {
     {"scenario x\nmode fibers\n", MM_EPARSE, "bad.scn:2:6: ", "expected 'threads' or 'processes' after 'mode'"},
     {"scenario x\nvariant a kernal 5.11 \"A\"\n", MM_EPARSE, "bad.scn:2:11: ", "expected 'kernel VERSION'"},
     {"scenario x\nvariant a kernel 5.11 A\n", MM_EPARSE, "bad.scn:2:23: ", "expected a quoted description"},
-    {"scenario x\nfrob\n", MM_EPARSE, "bad.scn:2:1: ", "unknown keyword 'frob' (expected scenario, title"},
+    {"scenario x\nfrob\n", MM_EPARSE, "bad.scn:2:1: ", "unknown keyword 'frob' (expected scenario, base, title"},
     {"scenario x\nfrob\n", MM_EPARSE, "bad.scn:2:1: ", "mode, work, placement, field"},
     /* placement: wis or spread, once, before begin */
     {"scenario x\nplacement pinned\n", MM_EPARSE, "bad.scn:2:11: ",
