@@ -843,6 +843,9 @@ static int parse_drop(struct parser *p)
 	return 0;
 }
 
+/* Bases being read on this thread: 'base' reads another file, which may name a base itself. */
+static _Thread_local int base_depth;
+
 /* 'base X' (a built-in scenario or a file): this file's scenario starts as X, steps and all. */
 static int parse_base(struct parser *p)
 {
@@ -857,7 +860,13 @@ static int parse_base(struct parser *p)
 	if ((rc = want_end_of_line(p, 2)))
 		return rc;
 	snprintf(origin, sizeof(origin), "%s", sc->path);
-	if ((rc = scenario_load(sc, p->tok[1].text, &v, p->err))) {
+	if (base_depth == 4) /* a file that is its own base would recurse without end */
+		return perr(p, p->tok[1].col, "bases nested deeper than 4 (does '%s' lead back to this file?)",
+			    p->tok[1].text);
+	base_depth++;
+	rc = scenario_load(sc, p->tok[1].text, &v, p->err);
+	base_depth--;
+	if (rc) {
 		snprintf(sc->path, sizeof(sc->path), "%s", origin);
 		return rc;
 	}

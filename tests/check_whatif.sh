@@ -50,4 +50,5 @@ refused "bad.scn:1:6: 'page_fault4_vma_lock' is a variant: 'base' takes a scenar
 refused "bad.scn:2:1: unknown keyword 'field' in a file with 'base'" "base page_fault" "field f scope mm"
 refused "bad.scn:2:1: a file with 'base' declares 'variant NEW like OLD" "base page_fault" 'variant y kernel 6.6 "t"'
 refused "bad.scn:2:16: unknown variant 'nosuch'" "base page_fault" 'variant x like nosuch "t"'
+refused "bad.scn:1:6: bases nested deeper than 4" "base $dir/bad.scn"
 echo "ok"
