@@ -56,7 +56,8 @@ static const struct opt_def opt_table[] = {
      "one variant of it; with two curves, also the second's gain over the first"},
     {"machine", O_STR, OFF(machine), "NAME|FILE", "generic; validate: local",
      "hardware profile (calibrate: use it instead of measuring this machine)"},
-    {"kernel", O_STR, OFF(kernel), "NAME|FILE", "each variant's own (linux-VERSION)", "kernel profile"},
+    {"kernel", O_STR, OFF(kernel), "NAME|FILE[,...]", "each variant's own (linux-VERSION)",
+     "kernel profile; A,B: every curve under each (labelled VARIANT@KERNEL), and with two curves the gain"},
     {"tasks", O_STR, OFF(tasks), "LIST", "1,2,4,...,N and the topology boundaries", "task counts, e.g. 1,64,128,256"},
     {"mode", O_STR, OFF(mode), "threads|processes|both", "the scenario's", "tasks share one mm, or not"},
     {"placement", O_STR, OFF(placement), "wis|spread", "the scenario's (wis unless it says 'placement')",
@@ -682,6 +683,11 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			return die(2, "%s", err.msg);
 		}
 	}
+	if (compare && o->kernel && strchr(o->kernel, ',')) {
+		free(r);
+		return die(2, "--kernel %s: several kernel profiles are for a run (mmsim --scenario ...), not %s",
+			   o->kernel, compare == 2 ? "explain" : "compare");
+	}
 	if (compare == 2) {
 		if (!strcmp(o->format, "json") || o->plot || o->sensitivity) {
 			free(r);
@@ -706,9 +712,27 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 		if ((rc = run_add_peer(r, tok, &err)))
 			goto fail;
 	snprintf(buf, strlen(o->scenario) + 1, "%s", o->scenario); /* strtok_r cut it */
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if ((rc = run_add_curve(r, tok, &err)))
+	if (o->kernel && strchr(o->kernel, ',')) {
+		/* --kernel A,B: every curve under each profile, the first profile's curves first */
+		char *kbuf = strdup(o->kernel), *ksave, *kern, *sbuf = strdup(o->scenario);
+
+		for (kern = kbuf ? strtok_r(kbuf, ",", &ksave) : NULL; kern && sbuf && !rc;
+		     kern = strtok_r(NULL, ",", &ksave)) {
+			snprintf(sbuf, strlen(o->scenario) + 1, "%s", o->scenario);
+			for (tok = strtok_r(sbuf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+				rc = run_add_curve_kernel(r, tok, kern, &err);
+		}
+		if (!kbuf || !sbuf)
+			rc = mm_fail(&err, MM_ENOMEM, "out of memory");
+		free(kbuf);
+		free(sbuf);
+		if (rc)
 			goto fail;
+	} else {
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if ((rc = run_add_curve(r, tok, &err)))
+				goto fail;
+	}
 	if (!strcmp(o->format, "csv") && r->ncurves > 1) {
 		rc = mm_fail(&err, MM_EINVAL,
 			     "--format csv holds one scenario (will-it-scale's format); '%s' gives %d curves: name "

@@ -122,17 +122,39 @@ static double gain(int fixed, double a, double b)
 	return a > 0 ? b / a : 0;
 }
 
+/* The second curve's gain over the first at point @p of mode @m, and with @seeds its spread,
+ * seed by seed (the same seeds for both). */
+static void gain_point(const struct curve *a, const struct curve *b, int m, int p, int fixed, int seeds, double *g,
+		       double *lo, double *hi)
+{
+	const struct sim_result *ra = a->res[m][p], *rb = b->res[m][p];
+
+	*g = gain(fixed, fixed ? ra->makespan_s : ra->ops_per_s, fixed ? rb->makespan_s : rb->ops_per_s);
+	*lo = *hi = 0;
+	for (int k = 0; seeds && k < a->nseeds; k++) {
+		size_t at = ((size_t)m * a->npts + p) * a->nseeds;
+		double v = gain(fixed, a->seedv[at + k], b->seedv[at + k]);
+
+		*lo = !k || v < *lo ? v : *lo;
+		*hi = !k || v > *hi ? v : *hi;
+	}
+}
+
+/* Whether two curves' gain can be taken in mode @m, and whether with a seed spread. */
+static int gain_mode(const struct curve *a, const struct curve *b, int m, int *seeds)
+{
+	*seeds = a->nseeds > 1 && a->nseeds == b->nseeds && a->fixed_work == b->fixed_work;
+	return a->has_mode[m] && b->has_mode[m] && a->npts == b->npts;
+}
+
 /* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
  * task count, in each mode both have. */
 void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
 {
-	/* the same seeds for both: the spread of the gain, seed by seed */
-	int seeds = a->nseeds > 1 && a->nseeds == b->nseeds && a->fixed_work == b->fixed_work;
-
 	for (int m = 0; m < 2; m++) {
-		int fixed = a->fixed_work && b->fixed_work;
+		int fixed = a->fixed_work && b->fixed_work, seeds;
 
-		if (!a->has_mode[m] || !b->has_mode[m] || a->npts != b->npts)
+		if (!gain_mode(a, b, m, &seeds))
 			continue;
 		fprintf(f, "\n%s over %s  [%s]\n", b->label, a->label, mode_name[m]);
 		fprintf(f, "  %6s %14s", "tasks", fixed ? "speedup" : "ratio");
@@ -141,23 +163,12 @@ void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
 		fprintf(f, "  %s\n",
 			fixed ? "(makespan of the first / of the second)" : "(ops/s of the second / of the first)");
 		for (int p = 0; p < a->npts; p++) {
-			const struct sim_result *ra = a->res[m][p], *rb = b->res[m][p];
+			double g, lo, hi;
 
-			fprintf(f, "  %6d %14.3f", a->tasks[p],
-				gain(fixed, fixed ? ra->makespan_s : ra->ops_per_s,
-				     fixed ? rb->makespan_s : rb->ops_per_s));
-			if (seeds) {
-				size_t at = ((size_t)m * a->npts + p) * a->nseeds;
-				double lo = 0, hi = 0;
-
-				for (int k = 0; k < a->nseeds; k++) {
-					double g = gain(fixed, a->seedv[at + k], b->seedv[at + k]);
-
-					lo = !k || g < lo ? g : lo;
-					hi = !k || g > hi ? g : hi;
-				}
+			gain_point(a, b, m, p, fixed, seeds, &g, &lo, &hi);
+			fprintf(f, "  %6d %14.3f", a->tasks[p], g);
+			if (seeds)
 				fprintf(f, " %14.3f %14.3f", lo, hi);
-			}
 			fputc('\n', f);
 		}
 	}
@@ -203,6 +214,38 @@ static void json_str(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* The same as JSON: "gain": [{"of", "over", "mode", "measure", "points": [...]}, ...]. */
+static void json_gain(FILE *f, const struct curve *a, const struct curve *b)
+{
+	int n = 0;
+
+	for (int m = 0; m < 2; m++) {
+		int fixed = a->fixed_work && b->fixed_work, seeds;
+
+		if (!gain_mode(a, b, m, &seeds))
+			continue;
+		fprintf(f, "%s\n    {\"of\": ", n++ ? "," : ",\n  \"gain\": [");
+		json_str(f, b->label);
+		fprintf(f, ", \"over\": ");
+		json_str(f, a->label);
+		fprintf(f, ", \"mode\": \"%s\", \"measure\": \"%s\",\n     \"points\": [", mode_name[m],
+			fixed ? "speedup" : "ratio");
+		for (int p = 0; p < a->npts; p++) {
+			double g, lo, hi;
+
+			gain_point(a, b, m, p, fixed, seeds, &g, &lo, &hi);
+			fprintf(f, "%s\n       {\"tasks\": %d, \"gain\": %.6g", p ? "," : "", a->tasks[p], g);
+			if (seeds)
+				fprintf(f, ", \"seeds\": %d, \"seeds_min\": %.6g, \"seeds_max\": %.6g", a->nseeds, lo,
+					hi);
+			fputc('}', f);
+		}
+		fprintf(f, "]}");
+	}
+	if (n)
+		fprintf(f, "\n  ]");
 }
 
 void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, int ncurves)
@@ -263,7 +306,10 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 			fprintf(f, "]}");
 		}
 	}
-	fprintf(f, "\n  ]\n}\n");
+	fprintf(f, "\n  ]");
+	if (ncurves == 2)
+		json_gain(f, &c[0], &c[1]);
+	fprintf(f, "\n}\n");
 }
 
 struct plot_args {

@@ -109,6 +109,11 @@ int run_add_peer(struct run *r, const char *name, struct mm_error *err)
 
 int run_add_curve(struct run *r, const char *name, struct mm_error *err)
 {
+	return run_add_curve_kernel(r, name, NULL, err);
+}
+
+int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, struct mm_error *err)
+{
 	struct scenario sc;
 	int v, rc = 0, first, last;
 
@@ -132,14 +137,25 @@ int run_add_curve(struct run *r, const char *name, struct mm_error *err)
 			topo_placement_parse(r->o.placement, &r->sc[c].placement);
 		r->var[c] = v;
 		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
-		if ((rc = load_kernel(r, r->o.kernel ? r->o.kernel : kname, &r->kern[c], err)) ||
+		if (!kernel)
+			kernel = r->o.kernel;
+		if ((rc = load_kernel(r, kernel ? kernel : kname, &r->kern[c], err)) ||
 		    (rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err))) {
 			scenario_free(&r->sc[c]);
 			break;
 		}
 		snprintf(cv->scenario, sizeof(cv->scenario), "%s", sc.name);
 		snprintf(cv->variant, sizeof(cv->variant), "%s", sc.var[v].name);
-		snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
+		if (kernel && kernel != r->o.kernel) {
+			/* one of --kernel A,B: the curve is named by its kernel too (a file by its base name) */
+			const char *base = strrchr(kernel, '/') ? strrchr(kernel, '/') + 1 : kernel;
+			int n =
+			    (int)strlen(base) - (strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".conf") ? 5 : 0);
+
+			snprintf(cv->label, sizeof(cv->label), "%s@%.*s", sc.var[v].name, n, base);
+		} else {
+			snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
+		}
 		snprintf(cv->kernel, sizeof(cv->kernel), "%s", r->kern[c]->name);
 		snprintf(cv->opdoc, sizeof(cv->opdoc), "%s", sc.opdoc);
 		r->ncurves++;

@@ -91,7 +91,10 @@ void run_progress(void *arg, double done, int total);
  * so that a kernel profile's keys are checked against every scenario the run has, not just the
  * curve's own (scenario_check_kernel_names). */
 int run_add_peer(struct run *r, const char *name, struct mm_error *err);
-/* Add the curves of @name (a scenario: each of its variants; a variant; a scenario file). */
+/* Add the curves of @name (a scenario: each of its variants; a variant; a scenario file).  With
+ * @kernel (not NULL), under that kernel profile instead of r->o.kernel or each variant's own, and
+ * labelled VARIANT@KERNEL: one of the profiles of --kernel A,B. */
+int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, struct mm_error *err);
 int run_add_curve(struct run *r, const char *name, struct mm_error *err);
 /* The task counts: r->o.tasks, or 1, 2, 4, ... @ncpus and the topology's boundaries. */
 int run_task_list(struct run *r, int ncpus, struct mm_error *err);

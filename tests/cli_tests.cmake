@@ -479,3 +479,19 @@ mmsim_cli(variant_of_a_variant fail
 add_test(NAME cli_whatif_file
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_whatif.sh $<TARGET_FILE:mmsim> ${CMAKE_CURRENT_BINARY_DIR}/whatif)
 set_tests_properties(cli_whatif_file PROPERTIES LABELS fast TIMEOUT 120)
+
+# --kernel A,B: every curve under each profile, labelled VARIANT@KERNEL, and the gain table; JSON
+# carries the gain with its seed spread (issue 16)
+mmsim_cli(kernel_a_b ok
+  PATTERNS "^page_fault4_vma_lock@linux-6.8 +\\[page_fault, kernel linux-6.8, threads\\]"
+           "^page_fault4_vma_lock@linux-6.8 over page_fault4_vma_lock@linux-6.6 +\\[threads\\]"
+  ARGS --machine icelake-48c --scenario page_fault4_vma_lock --kernel linux-6.6,linux-6.8 --tasks 1,8
+       --events 20000)
+mmsim_cli(kernel_a_b_json ok
+  PATTERNS "^  \"gain\": .$" "\"of\": \"page_fault4_vma_lock@linux-6.8\", \"over\": \"page_fault4_vma_lock@linux-6.6\""
+           "\"tasks\": 8, \"gain\": [0-9.e+-]+, \"seeds\": 2, \"seeds_min\": "
+  ARGS --machine icelake-48c --scenario page_fault4_vma_lock --kernel linux-6.6,linux-6.8 --tasks 1,8
+       --events 20000 --seeds 2 --format json)
+mmsim_cli(kernel_a_b_not_for_explain fail
+  PATTERNS "several kernel profiles are for a run"
+  ARGS explain --scenario page_fault4_vma_lock --kernel linux-6.6,linux-6.8 --tasks 8)
