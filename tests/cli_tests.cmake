@@ -495,3 +495,9 @@ mmsim_cli(kernel_a_b_json ok
 mmsim_cli(kernel_a_b_not_for_explain fail
   PATTERNS "several kernel profiles are for a run"
   ARGS explain --scenario page_fault4_vma_lock --kernel linux-6.6,linux-6.8 --tasks 8)
+
+# cmake --install into a scratch prefix: bin/mmsim on PATH, the benchmarks where it finds them
+add_test(NAME install_tree
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_install.sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/install_tree)
+set_tests_properties(install_tree PROPERTIES LABELS fast TIMEOUT 60)
