@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -318,13 +319,40 @@ struct plot_args {
 	int ncurves;
 };
 
+/* The plot's clauses, one per data block written: gnuplot counts only blocks that hold points,
+ * so a block is written only when it has some, and numbered as it is. */
+struct plot_list {
+	char *buf;
+	size_t len;
+	FILE *f;
+	int n; /* blocks written */
+};
+
+static void plot_add(struct plot_list *pl, const char *datafile, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void plot_add(struct plot_list *pl, const char *datafile, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(pl->f, "%s'%s' index %d ", pl->n ? ", " : "", datafile, pl->n);
+	va_start(ap, fmt);
+	vfprintf(pl->f, fmt, ap);
+	va_end(ap);
+	pl->n++;
+}
+
 static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
 {
 	const struct plot_args *pa = arg;
 	const struct report_ctx *ctx = pa->ctx;
 	const struct curve *c = pa->c;
-	int ncurves = pa->ncurves, n = 0;
+	int ncurves = pa->ncurves;
+	struct plot_list pl = {0};
 
+	pl.f = open_memstream(&pl.buf, &pl.len);
+	if (!pl.f)
+		return; /* plot_run reports gnuplot's failure on an empty plot */
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m] || !c[i].has_band)
@@ -333,6 +361,27 @@ static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
 			for (int p = 0; p < c[i].npts; p++)
 				fprintf(d, "%d %.6g %.6g\n", c[i].tasks[p], c[i].band_lo[m][p], c[i].band_hi[m][p]);
 			fprintf(d, "\n\n");
+			plot_add(&pl, datafile,
+				 "using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
+				 "title '%s (%s): fitted costs at 1 sigma'",
+				 c[i].label, mode_name[m]);
+		}
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m] || c[i].nseeds < 2)
+				continue;
+			fprintf(d, "# %s %s seeds\n", c[i].label, mode_name[m]);
+			for (int p = 0; p < c[i].npts; p++) {
+				double lo, hi;
+
+				curve_seed_range(&c[i], m, p, &lo, &hi);
+				fprintf(d, "%d %.6g %.6g\n", c[i].tasks[p], lo, hi);
+			}
+			fprintf(d, "\n\n");
+			plot_add(&pl, datafile,
+				 "using 1:2:3 with filledcurves fs transparent solid 0.2 noborder "
+				 "title '%s (%s): seeds %llu-%llu'",
+				 c[i].label, mode_name[m], ctx->seed, ctx->seed + (unsigned long long)c[i].nseeds - 1);
 		}
 	for (int i = 0; i < ncurves; i++)
 		for (int m = 0; m < 2; m++) {
@@ -342,16 +391,33 @@ static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
 			for (int p = 0; p < c[i].npts; p++)
 				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].res[m][p]->ops_per_s);
 			fprintf(d, "\n\n");
+			plot_add(&pl, datafile, "with linespoints title '%s (%s)'", c[i].label, mode_name[m]);
 		}
 	for (int i = 0; i < ncurves; i++) {
+		if (!c[i].nmeas)
+			continue;
 		fprintf(d, "# %s measured\n", c[i].label);
 		for (int p = 0; p < c[i].nmeas; p++)
 			fprintf(d, "%d %.6g\n", c[i].meas_tasks[p], c[i].meas_ops[p]);
 		fprintf(d, "\n\n");
+		plot_add(&pl, datafile, "with points pt 7 ps 1.5 title '%s measured'", c[i].label);
 	}
+	/* linear scaling from the 1-task point, per curve and mode that has one */
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!c[i].has_mode[m] || !(c[i].linear1[m] > 0))
+				continue;
+			fprintf(d, "# %s %s linear\n", c[i].label, mode_name[m]);
+			for (int p = 0; p < c[i].npts; p++)
+				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].linear1[m] * c[i].tasks[p]);
+			fprintf(d, "\n\n");
+			plot_add(&pl, datafile, "with lines dt 2 lc 'gray' title '%s (%s): linear'", c[i].label,
+				 mode_name[m]);
+		}
+	fclose(pl.f);
 	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
 	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
-	fprintf(f, "set logscale y\nset grid\nset key left top noenhanced\n");
+	fprintf(f, "set logscale y\nset format y '%%.0f'\nset grid\nset key left top noenhanced\n");
 	{
 		int lo = 0, hi = 0;
 
@@ -379,32 +445,22 @@ static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
 			fprintf(f, "set xrange [%g:%g]\nset xtics 1\n", lo - 0.5, hi + 0.5);
 			if (ymin > 0)
 				fprintf(f, "set yrange [%g:%g]\n", ymin / 10, ymax * 10);
+		} else if (lo) { /* a log2 task axis with a tick at each task count, as runtest.py's */
+			fprintf(f, "set logscale x 2\nset xrange [%g:%g]\nset xtics (", lo / 1.2, hi * 1.2);
+			for (int t = lo, k = 0; t <= hi; t++) {
+				int have = 0;
+
+				for (int i = 0; i < ncurves && !have; i++)
+					for (int p = 0; p < c[i].npts && !have; p++)
+						have = c[i].tasks[p] == t;
+				if (have)
+					fprintf(f, "%s\"%d\" %d", k++ ? ", " : "", t, t);
+			}
+			fprintf(f, ")\n");
 		}
 	}
-	fprintf(f, "plot ");
-	for (int i = 0; i < ncurves; i++)
-		for (int m = 0; m < 2; m++) {
-			if (!c[i].has_mode[m] || !c[i].has_band)
-				continue;
-			fprintf(f,
-				"%s'%s' index %d using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
-				"title '%s (%s): fitted costs at 1 sigma'",
-				n ? ", " : "", datafile, n, c[i].label, mode_name[m]);
-			n++;
-		}
-	for (int i = 0; i < ncurves; i++)
-		for (int m = 0; m < 2; m++) {
-			if (!c[i].has_mode[m])
-				continue;
-			fprintf(f, "%s'%s' index %d with linespoints title '%s (%s)'", n ? ", " : "", datafile, n,
-				c[i].label, mode_name[m]);
-			n++;
-		}
-	for (int i = 0; i < ncurves; i++, n++)
-		if (c[i].nmeas)
-			fprintf(f, ", '%s' index %d with points pt 7 ps 1.5 title '%s measured'", datafile, n,
-				c[i].label);
-	fprintf(f, "\n");
+	fprintf(f, "plot %s\n", pl.buf ? pl.buf : "");
+	free(pl.buf);
 }
 
 int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,
