@@ -99,26 +99,9 @@ static enum topo_dist via_home(const struct coh_model *m, enum topo_dist d, int 
 	return d;
 }
 
-/* topo_distance from the CPUs' ids, without its checks: on the hot path, and no N x N table */
-static inline enum topo_dist cpu_dist(const struct topology *t, int a, int b)
-{
-	const struct topo_cpu *x = &t->cpu[a], *y = &t->cpu[b];
-
-	if (a == b)
-		return TOPO_SELF;
-	if (x->core == y->core)
-		return TOPO_SMT;
-	if (x->l3 == y->l3)
-		return TOPO_L3;
-	if (x->package == y->package)
-		return TOPO_PACKAGE;
-	return t->pkg_hops && t->pkg_hops[(size_t)x->package * t->npackages + y->package] > 1 ? TOPO_REMOTE_FAR
-											      : TOPO_REMOTE;
-}
-
 enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home)
 {
-	return via_home(m, cpu_dist(m->topo, from, to), to, home);
+	return via_home(m, topo_distance_fast(m->topo, from, to), to, home);
 }
 
 static int any_outside(const struct coh_model *m, const uint64_t *bits, const uint64_t *mask)
@@ -350,7 +333,7 @@ static int32_t scan_nearest(const struct coh_model *m, const struct coh_line *l,
 	/* nothing but the CPU itself is nearer than its SMT sibling: stop there */
 	for (int32_t i = pool[best].link[COH_LIST_ALL][0]; i >= 0 && bd > TOPO_SMT; i = pool[i].link[COH_LIST_ALL][0]) {
 		const int cpu = pool[i].qcpu;
-		enum topo_dist d = cpu_dist(m->topo, l->last, cpu);
+		enum topo_dist d = topo_distance_fast(m->topo, l->last, cpu);
 
 		if (d == TOPO_PACKAGE && home_pkg >= 0 && m->topo->cpu[cpu].package != home_pkg)
 			d = TOPO_REMOTE;

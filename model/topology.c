@@ -367,20 +367,8 @@ void topo_free(struct topology *t)
 
 enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b)
 {
-	const struct topo_cpu *a, *b;
-
 	assert(cpu_a >= 0 && cpu_a < t->ncpus && cpu_b >= 0 && cpu_b < t->ncpus);
-	a = &t->cpu[cpu_a];
-	b = &t->cpu[cpu_b];
-	if (cpu_a == cpu_b)
-		return TOPO_SELF;
-	if (a->core == b->core)
-		return TOPO_SMT;
-	if (a->l3 == b->l3)
-		return TOPO_L3;
-	if (a->package == b->package)
-		return TOPO_PACKAGE;
-	return topo_package_hops(t, a->package, b->package) > 1 ? TOPO_REMOTE_FAR : TOPO_REMOTE;
+	return topo_distance_fast(t, cpu_a, cpu_b);
 }
 
 int topo_package_hops(const struct topology *t, int a, int b)

@@ -73,6 +73,24 @@ int topo_load_local(struct topology *t, struct mm_error *err);
 void topo_free(struct topology *t);
 
 enum topo_dist topo_distance(const struct topology *t, int cpu_a, int cpu_b);
+
+/* topo_distance without its range checks, inline: the coherence model's hot path (the class
+ * from the CPUs' core, L3 and package ids and the hop matrix; no N x N table) */
+static inline enum topo_dist topo_distance_fast(const struct topology *t, int cpu_a, int cpu_b)
+{
+	const struct topo_cpu *a = &t->cpu[cpu_a], *b = &t->cpu[cpu_b];
+
+	if (cpu_a == cpu_b)
+		return TOPO_SELF;
+	if (a->core == b->core)
+		return TOPO_SMT;
+	if (a->l3 == b->l3)
+		return TOPO_L3;
+	if (a->package == b->package)
+		return TOPO_PACKAGE;
+	return t->pkg_hops && t->pkg_hops[(size_t)a->package * t->npackages + b->package] > 1 ? TOPO_REMOTE_FAR
+											      : TOPO_REMOTE;
+}
 /* "self", "smt", "l3", "package", "remote", "remote_far": also the [latency] keys */
 const char *topo_dist_name(enum topo_dist d);
 
