@@ -932,17 +932,25 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	/* a misspelled key first: else it would read as the right one missing */
+	/* a misspelled key first: else it would read as the right one missing.  The keys: the
+	 * fields above, and covers and base, which kernel profiles carry for people; in the order
+	 * the message lists them (the nearest name's ties go to the first) */
 	for (int i = 0; i < p->nentries; i++) {
-		static const char *const keys[] = {"name",     "version",   "covers",  "base",
-						   "spinlock", "rwsem_era", "vma_lock"};
+		const char *keys[sizeof(fields) / sizeof(fields[0]) + 2];
 		const struct prof_entry *e = &p->e[i];
 		char dym[96];
-		int known = 0;
+		int known = 0, nkeys = 0;
 
 		if (strcmp(e->section, "kernel"))
 			continue;
-		for (size_t f = 0; f < sizeof(keys) / sizeof(keys[0]); f++)
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+			keys[nkeys++] = fields[f].key;
+			if (!strcmp(fields[f].key, "version")) {
+				keys[nkeys++] = "covers";
+				keys[nkeys++] = "base";
+			}
+		}
+		for (int f = 0; f < nkeys; f++)
 			known |= !strcmp(keys[f], e->key);
 		if (!known)
 			return mm_fail(
@@ -950,8 +958,7 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 			    "%s:%d:%d: [kernel] key '%s' is not a key of a kernel profile's [kernel] (expected "
 			    "one of: name version covers base spinlock rwsem_era vma_lock)%s",
 			    p->path, e->line, e->col, e->key,
-			    profile_did_you_mean(dym, sizeof(dym), e->key, keys,
-						 (int)(sizeof(keys) / sizeof(keys[0]))));
+			    profile_did_you_mean(dym, sizeof(dym), e->key, keys, nkeys));
 	}
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		if ((rc = need_str(p, "kernel", fields[i].key, fields[i].dst, fields[i].cap, err)))
