@@ -335,11 +335,35 @@ static int parse_decl(struct parser *p, int is_lock)
 }
 
 /* variant NAME kernel VERSION "what it models" */
+/* A variant line from token @i on: 'kernel VERSION' (optional when @kernel_optional, as after
+ * 'like OLD'), then the quoted description, then the end of the line. */
+static int variant_tail(struct parser *p, int i, struct sc_variant *v, int kernel_optional)
+{
+	if (p->ntok > i && !strcmp(p->tok[i].text, "kernel")) {
+		if (p->ntok < i + 2 || p->tok[i + 1].quoted)
+			return perr(p, 1, "expected a kernel version after 'kernel' (e.g. 5.11)");
+		if (!profile_is_version(p->tok[i + 1].text))
+			return perr(p, p->tok[i + 1].col,
+				    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '%s'",
+				    p->tok[i + 1].text);
+		snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[i + 1].text);
+		i += 2;
+	} else if (!kernel_optional) {
+		return perr(p, p->ntok <= i ? 1 : p->tok[i].col,
+			    "expected 'kernel VERSION' after the variant name (e.g. kernel 5.11)");
+	}
+	if (p->ntok <= i || !p->tok[i].quoted)
+		return perr(p, p->ntok <= i ? 1 : p->tok[i].col,
+			    "expected a quoted description of what the variant models");
+	snprintf(v->doc, sizeof(v->doc), "%s", p->tok[i].text);
+	return want_end_of_line(p, i + 1);
+}
+
 static int parse_variant(struct parser *p)
 {
 	struct scenario *sc = p->sc;
 	struct sc_variant *v;
-	int rc;
+	int rc, like = 0;
 
 	if (sc->nvar == SC_MAX_VARIANTS)
 		return perr(p, 1, "too many variants (at most %d)", SC_MAX_VARIANTS);
@@ -350,52 +374,22 @@ static int parse_variant(struct parser *p)
 	if (scenario_variant(sc, v->name) >= 0)
 		return perr(p, p->tok[1].col, "variant '%s' is declared twice", v->name);
 	if (p->ntok > 2 && !strcmp(p->tok[2].text, "like")) {
-		/* variant NEW like OLD ["doc"]: every step of OLD, less what 'drop' lines take out */
+		/* variant NEW like OLD [kernel V] "doc": every step of OLD, less what 'drop' lines take
+		 * out, under OLD's kernel unless given */
 		char old[SC_NAME];
-		int o, i = 4;
 
 		if ((rc = want_ident(p, 3, "the variant it is like", old)))
 			return rc;
-		if ((o = scenario_variant(sc, old)) < 0)
+		if ((like = scenario_variant(sc, old) + 1) == 0)
 			return perr(p, p->tok[3].col, "unknown variant '%s' (declare it with 'variant' first)", old);
-		memcpy(v->kernel, sc->var[o].kernel, sizeof(v->kernel)); /* o < nvar: another variant */
-		if (p->ntok > i && !strcmp(p->tok[i].text, "kernel")) {
-			if (p->ntok <= i + 1 || !profile_is_version(p->tok[i + 1].text))
-				return perr(p, p->ntok > i + 1 ? p->tok[i + 1].col : p->tok[i].col,
-					    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11)");
-			snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[i + 1].text);
-			i += 2;
-		}
-		if (p->ntok <= i || !p->tok[i].quoted)
-			return perr(p, p->ntok > i ? p->tok[i].col : 1,
-				    "expected a quoted description of what the variant models");
-		snprintf(v->doc, sizeof(v->doc), "%s", p->tok[i].text);
-		if ((rc = want_end_of_line(p, i + 1)))
-			return rc;
-		p->like[sc->nvar] = o + 1;
-		sc->footprint[sc->nvar] = sc->footprint[o];
-		v->line_no = p->line;
-		sc->nvar++;
-		return 0;
-	}
-	if (p->based)
+		memcpy(v->kernel, sc->var[like - 1].kernel, sizeof(v->kernel)); /* another variant's */
+		sc->footprint[sc->nvar] = sc->footprint[like - 1];
+	} else if (p->based) {
 		return perr(p, p->tok[0].col, "a file with 'base' declares 'variant NEW like OLD \"...\"' variants");
-	if (p->ntok < 3 || strcmp(p->tok[2].text, "kernel"))
-		return perr(p, p->ntok < 3 ? 1 : p->tok[2].col,
-			    "expected 'kernel VERSION' after the variant name (e.g. kernel 5.11)");
-	if (p->ntok < 4 || p->tok[3].quoted)
-		return perr(p, 1, "expected a kernel version after 'kernel' (e.g. 5.11)");
-	if (!profile_is_version(p->tok[3].text))
-		return perr(p, p->tok[3].col,
-			    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '%s'",
-			    p->tok[3].text);
-	snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[3].text);
-	if (p->ntok < 5 || !p->tok[4].quoted)
-		return perr(p, p->ntok < 5 ? 1 : p->tok[4].col,
-			    "expected a quoted description of what the variant models");
-	snprintf(v->doc, sizeof(v->doc), "%s", p->tok[4].text);
-	if ((rc = want_end_of_line(p, 5)))
+	}
+	if ((rc = variant_tail(p, like ? 4 : 2, v, like)))
 		return rc;
+	p->like[sc->nvar] = like;
 	v->line_no = p->line;
 	sc->nvar++;
 	return 0;
