@@ -711,27 +711,24 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		if ((rc = run_add_peer(r, tok, &err)))
 			goto fail;
-	snprintf(buf, strlen(o->scenario) + 1, "%s", o->scenario); /* strtok_r cut it */
-	if (o->kernel && strchr(o->kernel, ',')) {
-		/* --kernel A,B: every curve under each profile, the first profile's curves first */
-		char *kbuf = strdup(o->kernel), *ksave, *kern, *sbuf = strdup(o->scenario);
+	{
+		/* --kernel A,B: every curve under each profile, the first profile's curves first; else
+		 * one pass, each curve under --kernel or its variant's own */
+		char *kbuf = o->kernel && strchr(o->kernel, ',') ? strdup(o->kernel) : NULL, *ksave, *kern;
 
-		for (kern = kbuf ? strtok_r(kbuf, ",", &ksave) : NULL; kern && sbuf && !rc;
-		     kern = strtok_r(NULL, ",", &ksave)) {
-			snprintf(sbuf, strlen(o->scenario) + 1, "%s", o->scenario);
-			for (tok = strtok_r(sbuf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
-				rc = run_add_curve_kernel(r, tok, kern, &err);
-		}
-		if (!kbuf || !sbuf)
+		if (o->kernel && strchr(o->kernel, ',') && !kbuf) {
 			rc = mm_fail(&err, MM_ENOMEM, "out of memory");
+			goto fail;
+		}
+		kern = kbuf ? strtok_r(kbuf, ",", &ksave) : NULL;
+		do {
+			snprintf(buf, strlen(o->scenario) + 1, "%s", o->scenario); /* strtok_r cut it */
+			for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+				rc = run_add_curve_kernel(r, tok, kern, &err);
+		} while (!rc && kern && (kern = strtok_r(NULL, ",", &ksave)));
 		free(kbuf);
-		free(sbuf);
 		if (rc)
 			goto fail;
-	} else {
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if ((rc = run_add_curve(r, tok, &err)))
-				goto fail;
 	}
 	if (!strcmp(o->format, "csv") && r->ncurves > 1) {
 		rc = mm_fail(&err, MM_EINVAL,
