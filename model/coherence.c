@@ -177,15 +177,25 @@ int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int 
 	return l->owner < 0 && l->nsharers && is_sharer(l, cpu);
 }
 
-int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op)
+int coh_source(const struct coh_model *m, const struct coh_line *l, int cpu, int op)
 {
 	if (l->owner >= 0)
-		return m->lat_ps[coh_dist(m, l->owner, cpu, l->home)];
+		return coh_dist(m, l->owner, cpu, l->home);
 	if (l->nsharers == 0)
-		return m->topo->cpu[cpu].numa == l->home ? m->mem_local_ps : m->mem_remote_ps;
-	if (coh_exclusive(op))
-		return m->lat_ps[farthest_sharer(m, l, cpu)];
-	return m->lat_ps[nearest_sharer(m, l, cpu)];
+		return m->topo->cpu[cpu].numa == l->home ? COH_FROM_MEMORY : COH_FROM_REMOTE_MEMORY;
+	return coh_exclusive(op) ? farthest_sharer(m, l, cpu) : nearest_sharer(m, l, cpu);
+}
+
+int64_t coh_source_ps(const struct coh_model *m, int source)
+{
+	if (source == COH_FROM_MEMORY)
+		return m->mem_local_ps;
+	return source == COH_FROM_REMOTE_MEMORY ? m->mem_remote_ps : m->lat_ps[source];
+}
+
+int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op)
+{
+	return coh_source_ps(m, coh_source(m, l, cpu, op));
 }
 
 /* @cpu joins the sharers (it is not one yet).  The first one is kept alone; a second one makes

@@ -52,6 +52,7 @@ struct coh_req {
 	int32_t task;
 	int32_t cpu;
 	int32_t op;
+	int32_t source;	  /* where its grant came from (coh_source), set by the runtime */
 	int64_t extra_ps; /* added to this request's transfer time (e.g. a spinner's pause) */
 	/* kept by coherence.c while the request is queued; zero it before first use */
 	int32_t queued;
@@ -110,6 +111,12 @@ void coh_line_free(struct coh_line *l);
 /* Can @cpu perform @op without a transfer? */
 int coh_holds(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
 
+/* Where @cpu's @op on the line is served from, given its present state: the distance class
+ * (enum topo_dist) from the CPU that supplies it, or memory, the CPU's own node or another. */
+enum { COH_FROM_MEMORY = TOPO_NDIST, COH_FROM_REMOTE_MEMORY, COH_NSOURCES };
+int coh_source(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
+/* What a transfer from @source (coh_source) costs. */
+int64_t coh_source_ps(const struct coh_model *m, int source);
 /* Transfer time for @cpu's @op given the line's present state. */
 int64_t coh_cost_ps(const struct coh_model *m, const struct coh_line *l, int cpu, int op);
 

@@ -228,7 +228,7 @@ void lk_task_begin(struct lk_task *st, struct lock_inst *lk, enum lk_what what, 
 	st->what = what;
 	st->mode = mode;
 	st->first_try = 1;
-	st->since = now;
+	st->since = st->begun = now;
 }
 
 void lk_count_stat(struct lock_inst *lk, int what)

@@ -63,6 +63,8 @@ const char *lock_kind_list(unsigned caps, char *buf, size_t cap);
  * the first of one wake_up_q() of readers */
 enum { LKS_SLEEP = 0, LKS_WAKE, LKS_READ_WAKE, LKS_READ_BATCH, LKS_HANDOFF, LKS_SPIN };
 
+#define LK_WAIT_BUCKETS 40 /* log2 of a wait in ns: up to 2^40 ns, 18 minutes */
+
 struct sim_lock_stats {
 	char name[64];
 	char design[32];
@@ -80,6 +82,12 @@ struct sim_lock_stats {
 	int ninst;	    /* instances of this lock (one per mm, per node, per page-table page...) */
 	double held_ps;	    /* in the window: held exclusively (spinlock, writer), summed over instances */
 	double max_held_ps; /* the same for the busiest instance */
+	/* the contended acquisitions (what perf lock contention reports), whole run: the wait from
+	 * the operation's start to the grant, summed, the longest, and the part of it asleep; how
+	 * many slept at all; and a histogram of the waits, [k]: 2^k <= ns < 2^(k+1) ([0] also below) */
+	double wait_ps, wait_max_ps, wait_asleep_ps;
+	uint64_t waits_slept;
+	uint64_t wait_hist[LK_WAIT_BUCKETS];
 };
 
 /* ---- designs -------------------------------------------------------------- */
@@ -154,7 +162,9 @@ struct lock_inst {
 	/* what the simulation sees, independent of the design: the checks */
 	int in_writers, in_readers;
 	sim_time_t held_since; /* when the writers' or the spinlock's hold began */
-	double held_ps;	       /* held exclusively inside the measurement window */
+	/* a what-if (sim_relief): its exclusive holders, its readers, its sleepers' wake-ups */
+	int relieve_hold, relieve_read, relieve_wake;
+	double held_ps; /* held exclusively inside the measurement window */
 };
 
 /* Per-task state of the lock operation in progress. */
@@ -165,6 +175,8 @@ struct lk_task {
 	int phase;
 	int granted;	  /* set by a waker or an MCS predecessor */
 	sim_time_t since; /* when waiting or spinning began */
+	sim_time_t begun; /* when the operation began (lk_task_begin): its wait's start */
+	sim_time_t slept; /* the task's time asleep before it (the layer above sets it) */
 	int first_try;	  /* still on the first attempt (for 'contended') */
 	int may_fail;	  /* the step has a fallback: a design may answer LK_FAILED */
 	int was_try;	  /* began as a trylock (a design turns a failed one into LK_ACQUIRE) */

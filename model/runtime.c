@@ -117,9 +117,13 @@ static void service(struct rt *s, int li)
 	/* costs against the state before the grant, then the new state */
 	for (int i = 0; i < n; i++) {
 		struct coh_req *r = &s->req[s->picked[i]];
-		sim_time_t c = coh_cost_ps(&s->coh, &l->c, r->cpu, r->op) + r->extra_ps;
+		sim_time_t c;
 
-		r->extra_ps = c; /* reused to carry the cost to the loop below */
+		r->source = coh_source(&s->coh, &l->c, r->cpu, r->op);
+		c = coh_source_ps(&s->coh, r->source);
+		if (s->relief > 0 && (l->relieved || rt_task(s, r->task)->relief_hold))
+			c = rt_llround((double)c * s->relief);
+		r->extra_ps += c; /* reused to carry the cost to the loop below */
 	}
 	for (int i = 0; i < n; i++) {
 		struct coh_req *r = &s->req[s->picked[i]];
@@ -129,6 +133,8 @@ static void service(struct rt *s, int li)
 			l->c.transfers++;
 			l->c.transfer_ps += c;
 			moved = 1;
+			if (s->counting)
+				s->xfer[(size_t)li * COH_NSOURCES + r->source]++;
 		}
 		line_apply(s, l, r->cpu, r->op);
 		if (coh_exclusive(r->op) && l->spin_head >= 0)
@@ -326,18 +332,20 @@ static sim_time_t wake_latency(struct rt *s)
 void rt_wake_nth(struct rt *s, struct rt_task *waker, int task, int nth)
 {
 	struct rt_task *t = rt_task(s, task);
-	sim_time_t step = nth > 0 ? s->wake_step_ps : 0;
+	sim_time_t step = nth > 0 ? s->wake_step_ps : 0, at, lat;
 
 	/* not asleep yet: it sees its design's flag before it would sleep.  Scheduling a
 	 * wake-up anyway could end a later, unrelated sleep early. */
 	if (t->state != T_SLEEP || t->wake_pending)
 		return;
 	t->wake_pending = 1;
-	sim_time_t at = s->eng.now > t->sleep_since ? s->eng.now : t->sleep_since;
-
+	at = s->eng.now > t->sleep_since ? s->eng.now : t->sleep_since;
 	if (waker)
 		waker->delay += step;
-	rt_schedule(s, at + wake_latency(s) + (sim_time_t)nth * step, EV_WAKE, task, 0);
+	lat = wake_latency(s);
+	if (t->relief_wake && s->relief > 0)
+		lat = rt_llround((double)lat * s->relief);
+	rt_schedule(s, at + lat + (sim_time_t)nth * step, EV_WAKE, task, 0);
 }
 
 void rt_spin_deadline(struct rt *s, struct rt_task *t, int line, sim_time_t deadline)
@@ -436,7 +444,8 @@ int rt_alloc_lines(struct rt *s, int nlines)
 	s->line = calloc(nlines, sizeof(*s->line));
 	s->req = calloc(RQ_SLOTS * s->ntasks, sizeof(*s->req));
 	s->picked = calloc(RQ_SLOTS * s->ntasks, sizeof(int32_t));
-	if (!s->line || !s->req || !s->picked)
+	s->xfer = calloc((size_t)nlines * COH_NSOURCES + 1, sizeof(uint64_t));
+	if (!s->line || !s->req || !s->picked || !s->xfer)
 		return mm_fail(s->err, MM_ENOMEM, "out of memory for %d cache lines", nlines);
 	return 0;
 }
@@ -449,6 +458,7 @@ void rt_free(struct rt *s)
 	free(s->line);
 	free(s->req);
 	free(s->picked);
+	free(s->xfer);
 	coh_model_free(&s->coh);
 	engine_free(&s->eng);
 }

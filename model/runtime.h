@@ -34,6 +34,7 @@ struct rt_line {
 	int private_task; /* >= 0: no other task ever touches it */
 	int spin_head;	  /* first task spinning on it, -1 */
 	int stat;	  /* line-name statistics slot of the layer above, -1 */
+	int relieved;	  /* its transfers cost r->relief times as much (a what-if: explain --verify) */
 	int64_t busy_ps;  /* time it spent serving grants that moved it (grants to several readers overlap) */
 };
 
@@ -56,6 +57,10 @@ struct rt_task {
 	int node;
 	int bw_on;    /* counted in its node's sum of streaming fractions */
 	double mem_f; /* its streaming fraction, as last counted */
+	/* a what-if (r->relief): set by the layer above while the task holds a lock whose hold is
+	 * relieved (its transfers cost r->relief times as much), and while it waits for a lock whose
+	 * wake-ups are (its wake-up latency does) */
+	int relief_hold, relief_wake;
 };
 
 /* What the layer above does when the runtime lets a task go on. */
@@ -82,6 +87,11 @@ struct rt {
 	struct mm_error *err;
 	double *bw_sum; /* per node: streaming fractions of its awake tasks */
 	const struct rt_client *client;
+	double relief; /* > 0: the factor of what a relieved line, holder or wake-up costs */
+	/* per line, COH_NSOURCES counts: the transfers granted while @counting, by where they came
+	 * from (coh_source); what perf c2c sorts by (rt_alloc_lines makes it) */
+	uint64_t *xfer;
+	int counting;
 };
 
 static inline struct rt_task *rt_task(const struct rt *r, int id)

@@ -11,11 +11,27 @@
 #define MMSIM_SIM_H
 
 #include <stdint.h>
+#include "coherence.h"
 #include "engine.h"
 #include "profile.h"
 #include "lock.h"
 #include "scenario.h"
 #include "topology.h"
+
+/*
+ * A what-if on one shared resource, to see how much it limits (explain --verify, --relieve):
+ * every transfer of a cache line costs @factor times as much; or everything a holder of a lock
+ * does while it holds it exclusively (a spinlock, a writer: its work, streaming, misses and line
+ * transfers) takes @factor times as long; or what a reader of it does while it holds it for read
+ * (a writer waits for the readers to drain); or the wake-up of a task asleep waiting for it.
+ */
+enum sim_relief_kind { SIM_RELIEVE_LINE = 1, SIM_RELIEVE_HOLD, SIM_RELIEVE_READ, SIM_RELIEVE_WAKE };
+
+struct sim_relief {
+	enum sim_relief_kind kind;
+	char name[SC_NAME]; /* the line (as explain names it), or the lock object */
+	double factor;	    /* in (0, 1]: 0.5 halves the cost */
+};
 
 struct sim_config {
 	const struct topology *topo;
@@ -33,6 +49,7 @@ struct sim_config {
 	int skip_by_steps;		  /* tests: skip_ahead walks every step, jumping no repeat */
 	struct sim_step_stats *steps;	  /* NULL, or prog->n entries to fill (explain) */
 	double max_work;		  /* events + steps past which the run fails; 0: SIM_MAX_WORK */
+	const struct sim_relief *relief;  /* NULL, or a what-if on one resource */
 	/* progress: called now and then from the thread running the simulation */
 	void (*tick)(void *arg, int id, double fraction);
 	void *tick_arg;
@@ -50,6 +67,9 @@ struct sim_line_stats {
 	uint64_t grants, transfers;
 	double transfer_ns;
 	double window_busy_ns; /* in the window: transfers in flight, busiest instance */
+	/* in the window, over all its instances: the transfers by where they came from (a distance
+	 * class, enum topo_dist, or memory: coh_source) */
+	uint64_t xfer[COH_NSOURCES];
 };
 
 /* Where the time of the measurement window went, per program step (explain). */

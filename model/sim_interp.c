@@ -56,19 +56,23 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 		t->fb_obj = -1;
 	}
 	lk_task_begin(&t->lk, lk, LK_ACQUIRE, in->mode == LM_READ ? LM_READ : LM_WRITE, s->rt.eng.now);
+	t->lk.slept = t->rt.sleep_total;
 	t->lk.may_fail = in->act == SA_LOCK && in->mode == LM_READ && in->alt1 > 0;
 	switch (in->act) {
 	case SA_LOCK:
 		t->lk.what = LK_ACQUIRE;
 		lk->st->starts++;
+		t->rt.relief_wake = lk->relieve_wake;
 		break;
 	case SA_TRYLOCK:
 		t->lk.what = LK_TRYACQUIRE;
 		t->lk.was_try = 1;
 		lk->st->starts++;
+		t->rt.relief_wake = lk->relieve_wake;
 		break;
 	case SA_UNLOCK:
 		t->lk.what = LK_RELEASE;
+		t->rt.relief_hold -= t->lk.mode == LM_READ ? lk->relieve_read : lk->relieve_hold;
 		/* leaving the critical section, as the simulation sees it */
 		if (t->lk.mode == LM_READ)
 			lk->in_readers--;
@@ -80,6 +84,7 @@ static void lock_begin(struct sim *s, struct sim_task *t, const struct prog_insn
 		/* downgrade_write: as the simulation sees it, the writer leaves and a reader
 		 * enters when the operation starts (the logical change comes a bit later) */
 		t->lk.what = LK_DOWNGRADE;
+		t->rt.relief_hold += lk->relieve_read - lk->relieve_hold;
 		held_end(s, lk);
 		lk->in_readers++;
 		lk->st->releases[0]++;
@@ -107,6 +112,24 @@ static void fall_back(struct sim *s, struct sim_task *t, const struct prog_insn 
 	lock_begin(s, t, &alt);
 }
 
+/* A contended acquisition's wait, from the lock operation's start to now (lock contention's view). */
+static void count_wait(const struct sim *s, struct sim_lock_stats *st, const struct sim_task *t)
+{
+	double ps = (double)(s->rt.eng.now - t->lk.begun), ns = ps / 1000.0;
+	int k = 0;
+
+	while (k < LK_WAIT_BUCKETS - 1 && ns >= (double)(2ULL << k))
+		k++;
+	st->wait_hist[k]++;
+	st->wait_ps += ps;
+	if (ps > st->wait_max_ps)
+		st->wait_max_ps = ps;
+	if (t->rt.sleep_total > t->lk.slept) {
+		st->waits_slept++;
+		st->wait_asleep_ps += (double)(t->rt.sleep_total - t->lk.slept);
+	}
+}
+
 static void lock_end(struct sim *s, struct sim_task *t)
 {
 	struct lock_inst *lk = t->lk.lk;
@@ -116,17 +139,19 @@ static void lock_end(struct sim *s, struct sim_task *t)
 	t->in_lock = 0;
 	if (t->lk.what == LK_RELEASE || t->lk.what == LK_DOWNGRADE)
 		return;
-	{
-		if (rd)
-			lk->in_readers++;
-		else if (lk->in_writers++ == 0)
-			lk->held_since = s->rt.eng.now;
-		st->acquires[rd]++;
-		if (!t->lk.first_try)
-			st->contended++;
-		if (t->lk.was_try && t->lk.what == LK_ACQUIRE)
-			st->try_failed++;
+	if (rd)
+		lk->in_readers++;
+	else if (lk->in_writers++ == 0)
+		lk->held_since = s->rt.eng.now;
+	st->acquires[rd]++;
+	if (!t->lk.first_try) {
+		st->contended++;
+		count_wait(s, st, t);
 	}
+	if (t->lk.was_try && t->lk.what == LK_ACQUIRE)
+		st->try_failed++;
+	t->rt.relief_hold += rd ? lk->relieve_read : lk->relieve_hold;
+	t->rt.relief_wake = 0;
 	/* mutual exclusion, checked on what the simulation saw */
 	if (lk->in_writers > 1 || (lk->in_writers && lk->in_readers))
 		st->violations++;
@@ -437,6 +462,12 @@ void sim_skip_ahead(struct sim *s, struct sim_task *t)
 	}
 }
 
+/* A task's private time: the relief's factor of it while it holds a relieved lock (a what-if). */
+static inline int64_t held(const struct sim *s, const struct sim_task *t, int64_t ps)
+{
+	return t->rt.relief_hold ? rt_llround((double)ps * s->rt.relief) : ps;
+}
+
 static const int act_op[SA_NACTS] = {
     [SA_LOAD] = COH_LOAD,   [SA_STORE] = COH_STORE,	    [SA_ATOMIC] = COH_RMW,
     [SA_CMPXCHG] = COH_RMW, [SA_PREFETCHW] = COH_PREFETCHW,
@@ -484,7 +515,7 @@ static void run_task(struct sim *s, struct sim_task *t)
 		in = &pr->insn[t->pc];
 		switch (in->act) {
 		case SA_COMPUTE:
-			t->rt.delay += compute_ps(s, t, in);
+			t->rt.delay += held(s, t, compute_ps(s, t, in));
 			advance(s, t);
 			break;
 		case SA_LOAD:
@@ -505,15 +536,15 @@ static void run_task(struct sim *s, struct sim_task *t)
 			advance(s, t);
 			break;
 		case SA_MEMORY:
-			t->rt.delay += memory_ps(s, t, in->count);
+			t->rt.delay += held(s, t, memory_ps(s, t, in->count));
 			advance(s, t);
 			break;
 		case SA_IPI:
-			t->rt.delay += ipi_ps(s, t, in);
+			t->rt.delay += held(s, t, ipi_ps(s, t, in));
 			advance(s, t);
 			break;
 		case SA_MISS:
-			t->rt.delay += rt_llround(in->misses * t->cold * (double)s->cfg->hw->mem_local_ps);
+			t->rt.delay += held(s, t, rt_llround(in->misses * t->cold * (double)s->cfg->hw->mem_local_ps));
 			advance(s, t);
 			break;
 		case SA_FENCE:

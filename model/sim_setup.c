@@ -140,6 +140,58 @@ double cold_fraction(double llc, double footprint, int ntasks)
 	return 1 - llc / want;
 }
 
+/* The run's what-if (cfg->relief): mark the lines or lock instances it names; an error when it
+ * names none of the run's, listing those it has. */
+static int apply_relief(struct sim *s)
+{
+	const struct sim_relief *rl = s->cfg->relief;
+	char have[512] = "";
+	int found = 0;
+
+	if (!rl)
+		return 0;
+	if (!(rl->factor > 0 && rl->factor <= 1e6))
+		return mm_fail(s->rt.err, MM_ERANGE, "relief factor %g: expected a number above 0", rl->factor);
+	s->rt.relief = rl->factor;
+	if (rl->kind == SIM_RELIEVE_LINE) {
+		for (int g = 0; g < s->ngroups; g++) {
+			const struct line_group *gr = &s->group[g];
+
+			if (strcmp(gr->name, rl->name))
+				continue;
+			for (int li = gr->base; li < gr->base + gr->ninst * gr->count; li++)
+				s->rt.line[li].relieved = 1;
+			found = 1;
+		}
+	} else {
+		for (int o = 0; o < s->sc->nobj; o++) {
+			const struct sc_object *ob = &s->sc->obj[o];
+			int n = scope_ninst(s, ob->scope) * ob->count;
+
+			if (!ob->is_lock || strcmp(ob->name, rl->name))
+				continue;
+			for (int i = s->obj_lockbase[o]; i < s->obj_lockbase[o] + n; i++) {
+				s->lock[i].relieve_hold = rl->kind == SIM_RELIEVE_HOLD;
+				s->lock[i].relieve_read = rl->kind == SIM_RELIEVE_READ;
+				s->lock[i].relieve_wake = rl->kind == SIM_RELIEVE_WAKE;
+			}
+			found = 1;
+		}
+	}
+	if (found)
+		return 0;
+	for (int i = 0; i < (rl->kind == SIM_RELIEVE_LINE ? s->ngroups : s->sc->nobj); i++) {
+		const char *name = rl->kind == SIM_RELIEVE_LINE ? s->group[i].name : s->sc->obj[i].name;
+		size_t len = strlen(have);
+
+		if (rl->kind != SIM_RELIEVE_LINE && !s->sc->obj[i].is_lock)
+			continue;
+		snprintf(have + len, sizeof(have) - len, "%s%s", len ? ", " : "", name);
+	}
+	return mm_fail(s->rt.err, MM_EINVAL, "%s: no %s '%s' to relieve (it has: %s)", s->sc->path,
+		       rl->kind == SIM_RELIEVE_LINE ? "cache line" : "lock", rl->name, have[0] ? have : "none");
+}
+
 int sim_setup(struct sim *s)
 {
 	const struct sim_config *cfg = s->cfg;
@@ -371,7 +423,7 @@ int sim_setup(struct sim *s)
 		else
 			s->obj_at[o] = (struct obj_at){g->base, g->count, g->scope};
 	}
-	rc = 0;
+	rc = apply_relief(s);
 out:
 	free(designs);
 	free(cpus);

@@ -218,7 +218,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 
 	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
 	 * throughput, each at a random point of its operation (skip_ahead) */
-	s.measuring = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
+	s.measuring = s.rt.counting = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
 	for (int i = 0; i < s.rt.ntasks; i++) {
 		if (cfg->ops_per_task <= 0 && !cfg->aligned_start)
 			sim_skip_ahead(&s, &s.task[i]);
@@ -258,7 +258,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			for (size_t k = 0; s.rstep && k < (size_t)nslots * s.prog->n; k++)
 				s.rstep[k].ps = s.rstep[k].n = 0;
 			s.win_t0 = t0;
-			s.measuring = 1;
+			s.measuring = s.rt.counting = 1;
 			o0 = s.ops_done;
 			for (int li = 0; li < s.rt.nlines; li++)
 				s.line_t0[li] = (double)s.rt.line[li].busy_ps;
@@ -395,6 +395,8 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		res->lines[l->stat].grants += l->c.grants;
 		res->lines[l->stat].transfers += l->c.transfers;
 		res->lines[l->stat].transfer_ns += l->c.transfer_ps / 1000.0;
+		for (int k = 0; k < COH_NSOURCES; k++)
+			res->lines[l->stat].xfer[k] += s.rt.xfer[(size_t)li * COH_NSOURCES + k];
 	}
 	rc = 0;
 out:

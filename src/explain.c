@@ -132,6 +132,167 @@ static void print_rows(FILE *f, int csv, const char *view, struct row *rows, int
 	}
 }
 
+double explain_rate(const struct sim_config *cfg, const struct sim_result *res)
+{
+	if (cfg->ops_per_task > 0)
+		return res->makespan_s > 0 ? 1.0 / res->makespan_s : 0;
+	return res->ops_per_s;
+}
+
+/* The share of all task-time asleep in the steps on lock @name. */
+static double asleep_on(const struct explain_ctx *x, const char *name)
+{
+	const struct program *pr = x->cfg->prog;
+	double off = 0, all = 0;
+
+	for (int pc = 0; pc < pr->n; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+		const struct sim_step_stats *st = &x->steps[pc];
+
+		if (in->fn < 0)
+			continue;
+		all += st->task_ps;
+		if (in->obj >= 0 && pr->sc->obj[in->obj].is_lock && !strcmp(pr->sc->obj[in->obj].name, name))
+			off += st->task_ps - sim_step_on_ps(st);
+	}
+	return all > 0 ? off / all : 0;
+}
+
+static void add_cand(struct explain_cand *c, int *n, enum sim_relief_kind kind, const char *name, double score,
+		     const char *what, const char *saw)
+{
+	if (score <= 0)
+		return;
+	memset(&c[*n], 0, sizeof(c[*n]));
+	c[*n].relief.kind = kind;
+	c[*n].relief.factor = EXPLAIN_RELIEF;
+	snprintf(c[*n].relief.name, sizeof(c[*n].relief.name), "%s", name);
+	snprintf(c[*n].what, sizeof(c[*n].what), "%s", what);
+	snprintf(c[*n].saw, sizeof(c[*n].saw), "%s", saw);
+	c[*n].score = score;
+	(*n)++;
+}
+
+static int by_score(const void *a, const void *b)
+{
+	const struct explain_cand *x = a, *y = b;
+
+	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->what, y->what);
+}
+
+int explain_candidates(const struct explain_ctx *x, struct explain_cand *out, int max)
+{
+	const struct sim_result *res = x->res;
+	double win_ps = res->window_s * 1e12;
+	struct explain_cand c[3 * SIM_MAX_STATS];
+	char what[160], saw[160];
+	int n = 0;
+
+	for (int l = 0; l < res->nlocks; l++) {
+		const struct sim_lock_stats *ls = &res->locks[l];
+		double util = win_ps > 0 ? ls->max_held_ps / win_ps : 0, asleep = asleep_on(x, ls->name);
+		uint64_t acq = ls->acquires[0] + ls->acquires[1];
+
+		if (!acq)
+			continue;
+		snprintf(what, sizeof(what), "lock %s: its exclusive holders' time", ls->name);
+		snprintf(saw, sizeof(saw), "held exclusively %.0f%%, waiters asleep %.0f%% of task-time", 100 * util,
+			 100 * asleep);
+		add_cand(c, &n, SIM_RELIEVE_HOLD, ls->name, util > asleep ? util : asleep, what, saw);
+		if (ls->acquires[1]) {
+			snprintf(what, sizeof(what), "lock %s: its readers' time", ls->name);
+			snprintf(saw, sizeof(saw), "%.0f%% of acquisitions waited, waiters asleep %.0f%% of task-time",
+				 100.0 * (double)ls->contended / (double)acq, 100 * asleep);
+			add_cand(c, &n, SIM_RELIEVE_READ, ls->name, asleep, what, saw);
+		}
+		if (ls->sleeps) {
+			snprintf(what, sizeof(what), "lock %s: its sleepers' wake-ups", ls->name);
+			snprintf(saw, sizeof(saw), "waiters asleep %.0f%% of task-time, %llu sleeps", 100 * asleep,
+				 (unsigned long long)ls->sleeps);
+			add_cand(c, &n, SIM_RELIEVE_WAKE, ls->name, asleep, what, saw);
+		}
+	}
+	for (int l = 0; l < res->nlines; l++) {
+		const struct sim_line_stats *ls = &res->lines[l];
+		double util = win_ps > 0 ? ls->window_busy_ns * 1000.0 / win_ps : 0;
+
+		if (!ls->transfers || util < 0.0005)
+			continue;
+		snprintf(what, sizeof(what), "cache line %s: its transfers", ls->name);
+		snprintf(saw, sizeof(saw), "in transfer %.0f%% of the time", 100 * util);
+		add_cand(c, &n, SIM_RELIEVE_LINE, ls->name, util, what, saw);
+	}
+	qsort(c, n, sizeof(*c), by_score);
+	if (n > max)
+		n = max;
+	memcpy(out, c, (size_t)n * sizeof(*c));
+	return n;
+}
+
+/* The verified limiter: the candidate whose relief moved throughput most, if that clears the
+ * noise (twice a second seed's move, and 1%); its index or -1. */
+static int verified(const struct explain_ctx *x)
+{
+	int best = -1;
+
+	for (int i = 0; i < x->ncand; i++)
+		if (best < 0 || x->cand[i].gain > x->cand[best].gain)
+			best = i;
+	if (best >= 0 && (x->cand[best].gain < 0.01 || x->cand[best].gain < 2 * x->noise))
+		return -1;
+	return best;
+}
+
+/* The KIND of --relieve KIND:NAME */
+static const char *relief_kind(enum sim_relief_kind k)
+{
+	return k == SIM_RELIEVE_LINE   ? "line"
+	       : k == SIM_RELIEVE_HOLD ? "hold"
+	       : k == SIM_RELIEVE_READ ? "read"
+				       : "wake";
+}
+
+static void print_verify(FILE *f, int csv, const struct explain_ctx *x, const char *busiest)
+{
+	int best = verified(x);
+
+	if (csv) { /* view,what,gain %,share %,--relieve argument */
+		for (int i = 0; i < x->ncand; i++)
+			fprintf(f, "relief,%s,%.3f,%.3f,%s:%s,\n", x->cand[i].what, 100 * x->cand[i].gain,
+				100 * x->cand[i].score, relief_kind(x->cand[i].relief.kind), x->cand[i].relief.name);
+		fprintf(f, "noise,second seed,%.3f,,,\n", 100 * x->noise);
+		if (best >= 0)
+			fprintf(f, "limiter,%s,%.3f,,%s:%s,\n", x->cand[best].what, 100 * x->cand[best].gain,
+				relief_kind(x->cand[best].relief.kind), x->cand[best].relief.name);
+		else
+			fprintf(f, "limiter,(none proven),0,,,\n");
+		return;
+	}
+	fprintf(f,
+		"\nverify: each candidate relieved in a side run (its cost x%.2g, the same seed); a second seed "
+		"moves throughput by %.2f%%:\n",
+		EXPLAIN_RELIEF, 100 * x->noise);
+	fprintf(f, "  %9s  %-48s %s\n", "throughput", "relieved (--relieve)", "what explain saw");
+	for (int i = 0; i < x->ncand; i++) {
+		char spec[2 * SC_NAME];
+
+		snprintf(spec, sizeof(spec), "%s:%s", relief_kind(x->cand[i].relief.kind), x->cand[i].relief.name);
+		fprintf(f, "  %+8.2f%%  %-48s %s\n", 100 * x->cand[i].gain, spec, x->cand[i].saw);
+	}
+	if (best >= 0)
+		fprintf(f, "\nlimiter: %s (relieved x%.2g: throughput %+.1f%%)\n", x->cand[best].what, EXPLAIN_RELIEF,
+			100 * x->cand[best].gain);
+	else
+		fprintf(f,
+			"\nlimiter: none proven: no candidate's relief moves throughput by 1%% and twice the "
+			"noise; the tasks' own work sets the pace%s%s%s\n",
+			busiest[0] ? " (busiest: " : "", busiest, busiest[0] ? ")" : "");
+	/* candidates are in the busy shares' order: the first is what they point at */
+	if (best > 0 && strcmp(x->cand[0].relief.name, x->cand[best].relief.name))
+		fprintf(f, "  (not the busiest, %s: %s; relieved, %+.1f%%)\n", x->cand[0].what, x->cand[0].saw,
+			100 * x->cand[0].gain);
+}
+
 void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 {
 	const struct program *pr = x->cfg->prog;
@@ -313,7 +474,9 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 	}
 	if (res->ipis && !csv)
 		fprintf(f, "  TLB-shootdown IPIs received: %.3g per operation\n", ops > 0 ? res->ipis / ops : 0);
-	if (!csv) {
+	if (x->ncand) {
+		print_verify(f, csv, x, lim.what);
+	} else if (!csv) {
 		if (lim.util >= 0.5)
 			fprintf(f, "\nlimiter: %s\n", lim.what);
 		else

@@ -108,6 +108,20 @@ static const struct opt_def opt_table[] = {
      "replace existing results (--plot, validate's CSV and plot, calibrate's profiles, sweep --job's point file)"},
     {"accept-disturbed", O_FLAG, OFF(accept_disturbed), NULL, NULL,
      "calibrate: write the profiles even when the machine was disturbed or a fit hit its bound (marked so)"},
+    {"relieve", O_STR, OFF(relieve), "KIND:NAME[=F]", NULL,
+     "run, explain: a what-if on one resource, every point: line:NAME (its transfers cost F times as much), "
+     "hold:LOCK (what a spinlock holder or writer does while it holds LOCK), read:LOCK (what a reader does while it "
+     "holds it), wake:LOCK (the wake-up of a task asleep on LOCK); "
+     "F in (0,1], default 0.5"},
+    {"no-verify", O_FLAG, OFF(no_verify), NULL, NULL,
+     "explain: name the limiter from the busy and asleep shares alone, without relieving each candidate in a "
+     "side run"},
+    {"locks", O_FLAG, OFF(locks), NULL, NULL,
+     "explain: per lock, as perf lock contention prints it: acquisitions, contended, total and longest "
+     "wait, spin or sleep, a histogram of the waits"},
+    {"c2c", O_FLAG, OFF(c2c), NULL, NULL,
+     "explain: per contended cache line, as perf c2c shows it: its fields, the steps touching each, the "
+     "transfers by distance, false sharing"},
     {"help", O_FLAG, OFF(help), NULL, NULL, "this text"},
     {"version", O_FLAG, OFF(version), NULL, NULL, "print the version"},
 };
@@ -121,6 +135,8 @@ static const struct command {
     {"list", "list scenarios and variants, machines, kernels and lock designs"},
     {"show", "print every number of --machine and --kernel with its provenance"},
     {"explain", "one variant at one task count: where the time goes (function, lock, line) and the limiter"},
+    {"c2c", "one variant at one task count: each contended cache line's fields, who touches them, its "
+	    "transfers by distance and false sharing, as perf c2c shows them (explain --c2c)"},
     {"compare", "hold a prediction against a measured will-it-scale CSV (--measured FILE)"},
     {"reproduce", "'mmsim reproduce seeds|published': the seeds' numbers, or the published curves of machines "
 		  "we do not own, beside mmsim's predictions"},
@@ -133,17 +149,21 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
-		   "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
-		   "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
-		   "       mmsim reproduce seeds [--format table|csv]\n"
-		   "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR]\n"
-		   "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
-		   "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
-		   "[--measured-dir DIR]\n"
-		   "       mmsim sweep FILE [--format table|csv|json] [--plot DIR] [--emit-jobs [--out DIR] | --job K "
-		   "[--out DIR]]\n"
-		   "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n\n");
+	fprintf(
+	    f,
+	    "usage: mmsim [run] --scenario A[,B...] [options]\n       mmsim list\n"
+	    "       mmsim show [--machine NAME|FILE] [--kernel NAME|FILE]\n"
+	    "       mmsim explain --scenario VARIANT --tasks N [--locks] [--c2c] [--no-verify] [--relieve KIND:NAME]\n"
+	    "       mmsim c2c --scenario VARIANT --tasks N\n"
+	    "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
+	    "       mmsim reproduce seeds [--format table|csv]\n"
+	    "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR]\n"
+	    "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
+	    "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
+	    "[--measured-dir DIR]\n"
+	    "       mmsim sweep FILE [--format table|csv|json] [--plot DIR] [--emit-jobs [--out DIR] | --job K "
+	    "[--out DIR]]\n"
+	    "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -593,6 +613,50 @@ static int run_band(struct run *r, struct mm_error *err)
 	return 0;
 }
 
+/*
+ * explain --verify: each candidate's side run, relieved (the same seed, so that the jitter draws
+ * start alike), and the unrelieved point under the next seed, whose move is the noise.  The side
+ * runs are independent simulations, run side by side.
+ */
+static int verify_candidates(const struct sim_config *cfg, const struct sim_result *base, struct explain_cand *c, int n,
+			     double *noise, struct mm_error *err)
+{
+	struct sim_result *res = calloc((size_t)n + 1, sizeof(*res));
+	struct mm_error *errs = calloc((size_t)n + 1, sizeof(*errs));
+	int *rcs = calloc((size_t)n + 1, sizeof(int)), rc = 0;
+	double r0 = explain_rate(cfg, base);
+
+	if (!res || !errs || !rcs) {
+		free(res);
+		free(errs);
+		free(rcs);
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	}
+	fprintf(stderr, "mmsim: verifying the limiter: %d side runs\n", n + 1);
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int i = 0; i <= n; i++) {
+		struct sim_config side = *cfg;
+
+		side.steps = NULL;
+		side.tick = NULL;
+		if (i < n)
+			side.relief = &c[i].relief;
+		else
+			side.seed = cfg->seed + 1;
+		rcs[i] = sim_run(&side, &res[i], &errs[i]);
+	}
+	for (int i = 0; i <= n && !rc; i++)
+		if (rcs[i])
+			rc = mm_fail(err, rcs[i], "%s", errs[i].msg);
+	for (int i = 0; i < n && !rc; i++)
+		c[i].gain = r0 > 0 ? explain_rate(cfg, &res[i]) / r0 - 1 : 0;
+	*noise = !rc && r0 > 0 ? fabs(explain_rate(cfg, &res[n]) / r0 - 1) : 0;
+	free(res);
+	free(errs);
+	free(rcs);
+	return rc;
+}
+
 /* mmsim explain: one point, with the time of every step kept. */
 static int run_explain(struct run *r, struct mm_error *err)
 {
@@ -615,13 +679,67 @@ static int run_explain(struct run *r, struct mm_error *err)
 	cfg = run_point_config(r, &r->m.hw, r->kern[0], &r->prog[0], m, r->tasks[0]);
 	cfg.steps = steps;
 	rc = sim_run(&cfg, &res, err);
-	if (!rc)
-		explain_print(
-		    stdout, r->o.format,
-		    &(struct explain_ctx){
-			.label = r->curve[0].label, .machine = r->m.hw.name, .cfg = &cfg, .res = &res, .steps = steps});
+	if (!rc) {
+		struct explain_cand cand[EXPLAIN_MAX_CANDS];
+		struct explain_ctx x = {
+		    .label = r->curve[0].label, .machine = r->m.hw.name, .cfg = &cfg, .res = &res, .steps = steps};
+
+		if (!r->o.no_verify && !r->relief.kind && !r->o.c2c_only) {
+			x.ncand = explain_candidates(&x, cand, EXPLAIN_MAX_CANDS);
+			x.cand = cand;
+			if (x.ncand && (rc = verify_candidates(&cfg, &res, cand, x.ncand, &x.noise, err)))
+				x.ncand = 0;
+		}
+		if (!rc && !r->o.c2c_only)
+			explain_print(stdout, r->o.format, &x);
+		if (!rc && r->o.locks)
+			explain_locks(stdout, r->o.format, &x);
+		if (!rc && (r->o.c2c || r->o.c2c_only))
+			explain_c2c(stdout, r->o.format, &x);
+	}
 	free(steps);
 	return rc;
+}
+
+/* --relieve KIND:NAME[=F] */
+static int parse_relief(const char *arg, struct sim_relief *rl, struct mm_error *err)
+{
+	static const struct {
+		const char *kind;
+		enum sim_relief_kind k;
+	} kinds[] = {{"line", SIM_RELIEVE_LINE},
+		     {"hold", SIM_RELIEVE_HOLD},
+		     {"read", SIM_RELIEVE_READ},
+		     {"wake", SIM_RELIEVE_WAKE}};
+	const char *colon = strchr(arg, ':'), *eq;
+	char *end;
+	size_t len;
+
+	memset(rl, 0, sizeof(*rl));
+	for (size_t i = 0; colon && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((size_t)(colon - arg) == strlen(kinds[i].kind) && !strncmp(arg, kinds[i].kind, colon - arg))
+			rl->kind = kinds[i].k;
+	if (!rl->kind)
+		return mm_fail(
+		    err, MM_EINVAL,
+		    "--relieve %s: expected line:NAME, hold:LOCK, read:LOCK or wake:LOCK, optionally =F (e.g. "
+		    "line:mm.line1=0.5)",
+		    arg);
+	eq = strchr(colon, '=');
+	len = eq ? (size_t)(eq - colon - 1) : strlen(colon + 1);
+	if (!len || len >= sizeof(rl->name))
+		return mm_fail(err, MM_EINVAL, "--relieve %s: expected a %s name after '%.*s'", arg,
+			       rl->kind == SIM_RELIEVE_LINE ? "cache line" : "lock", (int)(colon - arg + 1), arg);
+	memcpy(rl->name, colon + 1, len);
+	rl->factor = EXPLAIN_RELIEF;
+	if (eq) {
+		errno = 0;
+		rl->factor = strtod(eq + 1, &end);
+		if (errno || end == eq + 1 || *end || !(rl->factor > 0 && rl->factor <= 1))
+			return mm_fail(err, MM_ERANGE,
+				       "--relieve %s: factor '%s': expected a number above 0, at most 1", arg, eq + 1);
+	}
+	return 0;
 }
 
 static int cmd_run(struct opts *o, const char *cmdline, int compare)
@@ -696,6 +814,14 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	} else if (compare && !o->measured) {
 		free(r);
 		return die(2, "compare needs --measured FILE (a will-it-scale CSV)");
+	}
+	if (o->relieve && (compare == 1 || parse_relief(o->relieve, &r->relief, &err))) {
+		free(r);
+		return compare == 1 ? die(2, "--relieve is for a run or explain, not compare") : die(2, "%s", err.msg);
+	}
+	if (compare != 2 && (o->no_verify || o->locks || o->c2c)) {
+		free(r);
+		return die(2, "--%s is for mmsim explain", o->no_verify ? "no-verify" : o->locks ? "locks" : "c2c");
 	}
 	if (compare == 1 && (rc = measured_load(o->measured, &ms, &err))) {
 		free(r);
@@ -977,6 +1103,10 @@ static int run_command(const char *cmd, struct opts *o, const char *reproduce_wh
 		return cmd_run(o, cmdline, 1);
 	if (!strcmp(cmd, "explain"))
 		return cmd_run(o, cmdline, 2);
+	if (!strcmp(cmd, "c2c")) {
+		o->c2c_only = 1;
+		return cmd_run(o, cmdline, 2);
+	}
 	if (!strcmp(cmd, "reproduce"))
 		return cmd_reproduce(o, reproduce_what);
 	if (!strcmp(cmd, "validate"))

@@ -242,6 +242,7 @@ struct sim_config run_point_config(const struct run *r, const struct hw_profile 
 	    .ops_per_task = r->o.ops_per_task > 0 ? r->o.ops_per_task : prog->sc->work,
 	    .measure_events = (uint64_t)r->o.events,
 	    .max_work = r->o.max_work,
+	    .relief = r->relief.kind ? &r->relief : NULL,
 	};
 }
 

@@ -47,8 +47,11 @@ struct opts {
 	int seeds;
 	int force, accept_disturbed;
 	double max_work;
-	int emit_jobs;		 /* sweep */
-	const char *job, *sweep; /* sweep --job K, merge --sweep FILE */
+	int emit_jobs;		   /* sweep */
+	const char *job, *sweep;   /* sweep --job K, merge --sweep FILE */
+	const char *relieve;	   /* --relieve KIND:NAME[=F] */
+	int no_verify, locks, c2c; /* explain */
+	int c2c_only;		   /* mmsim c2c: explain's c2c report alone */
 	int help, version;
 };
 
@@ -75,7 +78,8 @@ struct run {
 	int tasks[REPORT_MAX_POINTS];
 	int npts;
 	struct run_progress pg;
-	struct scenario *peer; /* the run's scenario files (run_add_peer), which its kernels serve */
+	struct sim_relief relief; /* --relieve: a what-if on every point (kind 0: none) */
+	struct scenario *peer;	  /* the run's scenario files (run_add_peer), which its kernels serve */
 	int npeers;
 };
 

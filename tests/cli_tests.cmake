@@ -97,7 +97,7 @@ mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
 mmsim_cli(unknown_command fail
-  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, explain, compare, reproduce, validate, calibrate, sweep or merge"
+  PATTERNS "^mmsim: unknown command 'frobnicate' \\(expected run, list, show, explain, c2c, compare, reproduce, validate, calibrate, sweep or merge"
   ARGS frobnicate)
 mmsim_cli(option_without_value fail
   PATTERNS "--tasks needs a value"
@@ -413,7 +413,7 @@ mmsim_cli(explain_page_fault4 ok
 # names the sleep, and the reader batches of each downgrade show)
 mmsim_cli(explain_convoy ok
   PATTERNS "readers woken [0-9.]+ at a time" "^limiter: lock mm\\.mmap_lock \\(tasks asleep waiting for it"
-  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96)
+  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96 --no-verify)
 mmsim_cli(explain_two_points fail
   PATTERNS "explain: one variant at one task count"
   ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 4,8)

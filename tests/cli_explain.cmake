@@ -1,0 +1,47 @@
+# explain --verify, --locks, --c2c, mmsim c2c and --relieve (issue 16 items 4 and 5)
+
+# the named limiter, relieved, moves throughput more than every other candidate relieved (each
+# checked in its own --relieve run), on the seeds' points and page_fault3_vma_lock at 96 threads
+add_test(NAME cli_explain_verify
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_verify.sh $<TARGET_FILE:mmsim> ${CMAKE_CURRENT_BINARY_DIR}/verify)
+set_tests_properties(cli_explain_verify PROPERTIES TIMEOUT 400)
+
+# by default explain verifies: the table of reliefs, and the limiter with its measured effect
+mmsim_cli(explain_verify_table ok
+  PATTERNS "^verify: each candidate relieved in a side run" "^ +[+-][0-9.]+%  read:mm\\.mmap_lock "
+           "^limiter: lock mm\\.mmap_lock: its readers' time \\(relieved x0\\.5: throughput \\+[0-9.]+%\\)"
+  LABEL slow ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96)
+
+# perf c2c's view of seed 001: has_pinned and write_protect_seq on one line (the 5.11 layout),
+# the writer of one and the readers of the other, transfers by distance, false sharing
+mmsim_cli(c2c_has_pinned ok
+  PATTERNS "^  line mm\\.line1: [0-9.]+ transfers per op, [0-9]+ per second; per op from .*remote [0-9.]+"
+           "^    field mm\\.has_pinned$" "^      write  store +1024 per op  internal_get_user_pages_fast"
+           "^    field mm\\.write_protect_seq$" "^      read   load +1024 per op  lockless_pages_from_mm"
+           "false sharing: mm\\.has_pinned, written 1024 times per op, shares the line with mm\\.write_protect_seq"
+  ARGS c2c --machine amd-2s-128c --scenario has_pinned_write --tasks 256)
+# the fixed kernel reads has_pinned: no store, so no false sharing is flagged on its line
+mmsim_cli(c2c_has_pinned_check ok
+  PATTERNS "^    field mm\\.has_pinned$" "^      read   load +1024 per op  internal_get_user_pages_fast"
+  ARGS c2c --machine amd-2s-128c --scenario has_pinned_check --tasks 256)
+
+# perf lock contention's view: the convoy's waits asleep, a log2 histogram
+mmsim_cli(explain_locks ok
+  PATTERNS "^  +[0-9]+ +[0-9]+ +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s .*mm\\.mmap_lock \\(rwsem\\)$"
+           "^  mm\\.mmap_lock: wait times \\(ns\\) of its [0-9]+ contended acquisitions"
+           "^ +[0-9]+ \\.\\. [0-9]+ +[0-9]+ \\|#+ *\\|$"
+  ARGS explain --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96 --locks --no-verify)
+
+# --relieve: a run's what-if; the named resource must exist; the argument's form is checked
+mmsim_cli(relieve_unknown_lock fail
+  PATTERNS "page_fault\\.scn: no lock 'nosuch' to relieve \\(it has: mm\\.mmap_lock, "
+  ARGS --machine icelake-48c --scenario page_fault4_vma_lock --tasks 2 --relieve hold:nosuch --events 20000)
+mmsim_cli(relieve_bad_kind fail
+  PATTERNS "--relieve bogus:x: expected line:NAME, hold:LOCK, read:LOCK or wake:LOCK"
+  ARGS --scenario page_fault4_vma_lock --tasks 2 --relieve bogus:x)
+mmsim_cli(relieve_bad_factor fail
+  PATTERNS "--relieve line:mm\\.line1=2: factor '2': expected a number above 0, at most 1"
+  ARGS --scenario page_fault4_vma_lock --tasks 2 --relieve line:mm.line1=2)
+mmsim_cli(verify_not_for_run fail
+  PATTERNS "--no-verify is for mmsim explain"
+  ARGS --scenario page_fault4_vma_lock --tasks 2 --no-verify)
