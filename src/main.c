@@ -108,6 +108,9 @@ static const struct opt_def opt_table[] = {
      "replace existing results (--plot, validate's CSV and plot, calibrate's profiles, sweep --job's point file)"},
     {"accept-disturbed", O_FLAG, OFF(accept_disturbed), NULL, NULL,
      "calibrate: write the profiles even when the machine was disturbed or a fit hit its bound (marked so)"},
+    {"layout-what-if", O_STR, OFF(layout_whatif), "FIELD=own-line|LINE[,...]", NULL,
+     "every curve again under its kernel profile with these [layout] lines (labelled VARIANT@layout): a "
+     "field moved to a line of its own, or onto LINE; with one curve, the gain table of the move"},
     {"relieve", O_STR, OFF(relieve), "KIND:NAME[=F]", NULL,
      "run, explain: a what-if on one resource, every point: line:NAME (its transfers cost F times as much), "
      "hold:LOCK (what a spinlock holder or writer does while it holds LOCK), read:LOCK (what a reader does while it "
@@ -801,6 +804,11 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			return die(2, "%s", err.msg);
 		}
 	}
+	if (o->layout_whatif && (compare || (o->kernel && strchr(o->kernel, ',')))) {
+		free(r);
+		return die(2, "--layout-what-if is for a run (mmsim --scenario ...)%s",
+			   compare ? "" : ", under one kernel profile (not --kernel A,B)");
+	}
 	if (compare && o->kernel && strchr(o->kernel, ',')) {
 		free(r);
 		return die(2, "--kernel %s: several kernel profiles are for a run (mmsim --scenario ...), not %s",
@@ -853,6 +861,14 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 				rc = run_add_curve_kernel(r, tok, kern, &err);
 		} while (!rc && kern && (kern = strtok_r(NULL, ",", &ksave)));
 		free(kbuf);
+		/* --layout-what-if: the same curves again, each under its kernel with the lines moved */
+		if (!rc && o->layout_whatif) {
+			r->whatif_pass = 1;
+			snprintf(buf, strlen(o->scenario) + 1, "%s", o->scenario);
+			for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+				rc = run_add_curve_kernel(r, tok, NULL, &err);
+			r->whatif_pass = 0;
+		}
 		if (rc)
 			goto fail;
 	}

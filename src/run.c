@@ -62,8 +62,64 @@ void run_progress(void *arg, double done, int total)
 	}
 }
 
+/* The separator of a layout what-if in a kernel slot's key: "linux-5.11 + mm.has_pinned=own-line". */
+#define WHATIF_SEP " + "
+
+/*
+ * --layout-what-if FIELD=own-line|LINE[,...] on a loaded kernel profile: each FIELD's [layout]
+ * entry set to LINE, or to a line of its own (the field's name, as for a field the layout does
+ * not list).  0, or an error naming the option.
+ */
+static int apply_layout(struct profile *p, const char *spec, struct mm_error *err)
+{
+	char *buf = strdup(spec), *save, *tok;
+	int rc = 0;
+
+	if (!buf)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *line;
+		struct prof_entry *e;
+
+		if (!eq || eq == tok || !eq[1] || strlen(tok) >= sizeof(e->value)) {
+			rc = mm_fail(err, MM_EINVAL,
+				     "--layout-what-if '%s': expected FIELD=own-line or FIELD=LINE (e.g. "
+				     "mm.has_pinned=own-line), comma-separated",
+				     tok);
+			break;
+		}
+		*eq = '\0';
+		line = strcmp(eq + 1, "own-line") ? eq + 1 : tok;
+		if (!(e = profile_find(p, "layout", tok))) {
+			if (p->nentries == p->cap) {
+				struct prof_entry *ne = realloc(p->e, (size_t)(p->cap * 2 + 8) * sizeof(*ne));
+
+				if (!ne) {
+					rc = mm_fail(err, MM_ENOMEM, "out of memory");
+					break;
+				}
+				p->e = ne;
+				p->cap = p->cap * 2 + 8;
+			}
+			e = &p->e[p->nentries++];
+			memset(e, 0, sizeof(*e));
+			snprintf(e->section, sizeof(e->section), "layout");
+			snprintf(e->key, sizeof(e->key), "%s", tok);
+		}
+		snprintf(e->value, sizeof(e->value), "%s", line);
+		e->is_num = 0;
+		e->tag = PROF_ASSUMED;
+		snprintf(e->note, sizeof(e->note), "--layout-what-if %s=%s", tok, eq + 1);
+	}
+	free(buf);
+	return rc;
+}
+
 static int load_kernel(struct run *r, const char *name, struct kernel_profile **out, struct mm_error *err)
 {
+	const char *whatif = strstr(name, WHATIF_SEP);
+	char base[256];
 	int rc;
 
 	for (int i = 0; i < r->nks; i++)
@@ -77,8 +133,13 @@ static int load_kernel(struct run *r, const char *name, struct kernel_profile **
 		return mm_fail(err, MM_EINVAL, "--kernel: a name of %zu bytes is too long (at most %zu)", strlen(name),
 			       sizeof(ks->key) - 1);
 	snprintf(ks->key, sizeof(ks->key), "%s", name);
-	if ((rc = profile_load(&ks->prof, "kernels", name, err)))
+	snprintf(base, sizeof(base), "%.*s", whatif ? (int)(whatif - name) : (int)strlen(name), name);
+	if ((rc = profile_load(&ks->prof, "kernels", base, err)))
 		return rc;
+	if (whatif && (rc = apply_layout(&ks->prof, whatif + strlen(WHATIF_SEP), err))) {
+		profile_free(&ks->prof);
+		return rc;
+	}
 	if ((rc = kernel_profile_derive(&ks->k, &ks->prof, err)) || (rc = lock_check_kernel(&ks->k, err)) ||
 	    (r->npeers && (rc = scenario_check_kernel_names(&ks->k, r->peer, r->npeers, err)))) {
 		profile_free(&ks->prof);
@@ -112,6 +173,36 @@ int run_add_curve(struct run *r, const char *name, struct mm_error *err)
 	return run_add_curve_kernel(r, name, NULL, err);
 }
 
+/* Each FIELD of --layout-what-if must be one of scenario @sc's fields (a misspelling would
+ * move nothing). */
+static int whatif_fields(const struct scenario *sc, const char *spec, struct mm_error *err)
+{
+	const char **names = calloc((size_t)sc->nobj + 1, sizeof(*names));
+	const char *p = spec;
+	int rc = 0;
+
+	if (!names)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (int o = 0; o < sc->nobj; o++)
+		names[o] = sc->obj[o].name;
+	while (*p && !rc) {
+		size_t len = strcspn(p, "=,");
+		char field[SC_NAME], hint[160];
+		int found = 0;
+
+		snprintf(field, sizeof(field), "%.*s", (int)len, p);
+		for (int o = 0; o < sc->nobj; o++)
+			found |= !strcmp(sc->obj[o].name, field);
+		if (!found)
+			rc = mm_fail(err, MM_EINVAL, "--layout-what-if: %s has no field '%s'%s", sc->path, field,
+				     profile_did_you_mean(hint, sizeof(hint), field, names, sc->nobj));
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	free(names);
+	return rc;
+}
+
 int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, struct mm_error *err)
 {
 	struct scenario sc;
@@ -124,7 +215,7 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 	for (v = first; v <= last && !rc; v++) {
 		int c = r->ncurves, dummy;
 		struct curve *cv = &r->curve[c];
-		char kname[64];
+		char kname[64], wname[256];
 
 		if (c == RUN_MAX_CURVES) {
 			rc = mm_fail(err, MM_ERANGE, "too many curves (at most %d)", RUN_MAX_CURVES);
@@ -139,14 +230,26 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
 		if (!kernel)
 			kernel = r->o.kernel;
-		if ((rc = load_kernel(r, kernel ? kernel : kname, &r->kern[c], err)) ||
+		if (r->whatif_pass) { /* the same kernel, with --layout-what-if's lines */
+			snprintf(wname, sizeof(wname), "%s" WHATIF_SEP "%s", kernel ? kernel : kname,
+				 r->o.layout_whatif);
+			if ((rc = whatif_fields(&sc, r->o.layout_whatif, err)))
+				break;
+		}
+		if ((rc = load_kernel(r,
+				      r->whatif_pass ? wname
+				      : kernel	     ? kernel
+						     : kname,
+				      &r->kern[c], err)) ||
 		    (rc = scenario_compile(&r->sc[c], v, r->kern[c], &r->prog[c], err))) {
 			scenario_free(&r->sc[c]);
 			break;
 		}
 		snprintf(cv->scenario, sizeof(cv->scenario), "%s", sc.name);
 		snprintf(cv->variant, sizeof(cv->variant), "%s", sc.var[v].name);
-		if (kernel && kernel != r->o.kernel) {
+		if (r->whatif_pass) {
+			snprintf(cv->label, sizeof(cv->label), "%s@layout", sc.var[v].name);
+		} else if (kernel && kernel != r->o.kernel) {
 			/* one of --kernel A,B: the curve is named by its kernel too (a file by its base name) */
 			const char *base = strrchr(kernel, '/') ? strrchr(kernel, '/') + 1 : kernel;
 			int n =

@@ -50,6 +50,7 @@ struct opts {
 	int emit_jobs;		   /* sweep */
 	const char *job, *sweep;   /* sweep --job K, merge --sweep FILE */
 	const char *relieve;	   /* --relieve KIND:NAME[=F] */
+	const char *layout_whatif; /* --layout-what-if FIELD=own-line|LINE[,...] */
 	int no_verify, locks, c2c; /* explain */
 	int c2c_only;		   /* mmsim c2c: explain's c2c report alone */
 	int help, version;
@@ -79,6 +80,7 @@ struct run {
 	int npts;
 	struct run_progress pg;
 	struct sim_relief relief; /* --relieve: a what-if on every point (kind 0: none) */
+	int whatif_pass;	  /* adding --layout-what-if's curves (run_add_curve_kernel) */
 	struct scenario *peer;	  /* the run's scenario files (run_add_peer), which its kernels serve */
 	int npeers;
 };

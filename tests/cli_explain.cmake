@@ -45,3 +45,17 @@ mmsim_cli(relieve_bad_factor fail
 mmsim_cli(verify_not_for_run fail
   PATTERNS "--no-verify is for mmsim explain"
   ARGS --scenario page_fault4_vma_lock --tasks 2 --no-verify)
+
+# --layout-what-if: every curve again under its kernel with a field moved, and the gain table
+# (a layout what-if in one command, issue 16 item 3); a field the scenario lacks is refused
+mmsim_cli(layout_whatif ok
+  PATTERNS "^has_pinned_write@layout +\\[pin_fast, kernel linux-5\\.11, threads\\]"
+           "^has_pinned_write@layout over has_pinned_write +\\[threads\\]"
+  ARGS --machine amd-2s-128c --scenario has_pinned_write --tasks 1,64 --layout-what-if mm.has_pinned=own-line
+       --events 20000)
+mmsim_cli(layout_whatif_unknown_field fail
+  PATTERNS "--layout-what-if: builtin:scenarios/pin_fast\\.scn has no field 'mm\\.has_pined' \\(did you mean 'mm\\.has_pinned'\\?\\)"
+  ARGS --machine amd-2s-128c --scenario has_pinned_write --tasks 2 --layout-what-if mm.has_pined=own-line)
+mmsim_cli(layout_whatif_malformed fail
+  PATTERNS "--layout-what-if 'mm\\.has_pinned': expected FIELD=own-line or FIELD=LINE"
+  ARGS --machine amd-2s-128c --scenario has_pinned_write --tasks 2 --layout-what-if mm.has_pinned)
