@@ -908,15 +908,19 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 			rc = mm_fail(&err, MM_EPARSE, "%s: task counts must be distinct", o->measured);
 			goto fail;
 		}
+		/* every mode compared, each point with its mode (the plot draws one symbol per mode) */
 		r->curve[0].nmeas = 0;
-		for (int p = 0; p < ms.n; p++) {
-			int mm = r->modes[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; r->modes[m] && p < ms.n; p++) {
+				int k = r->curve[0].nmeas;
 
-			if (ms.ops[mm][p] > 0) {
-				r->curve[0].meas_tasks[r->curve[0].nmeas] = ms.tasks[p];
-				r->curve[0].meas_ops[r->curve[0].nmeas++] = ms.ops[mm][p];
+				if (!(ms.ops[m][p] > 0))
+					continue;
+				r->curve[0].meas_tasks[k] = ms.tasks[p];
+				r->curve[0].meas_ops[k] = ms.ops[m][p];
+				r->curve[0].meas_mode[k] = m == SC_THREADS ? MEAS_THREADS : MEAS_PROCESSES;
+				r->curve[0].nmeas++;
 			}
-		}
 	} else if ((rc = run_task_list(r, ncpus, &err))) {
 		goto fail;
 	}

@@ -3,6 +3,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,42 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+
+/* The terminal: pngcairo where gnuplot has it (antialiased, dashed lines), else libgd's png. */
+static void plot_terminal(FILE *f, int png, const struct plot_canvas *cv)
+{
+	if (!png) {
+		fprintf(f, "set terminal svg size %d,%d font 'sans,11'\n", cv->width, cv->height);
+		return;
+	}
+	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n");
+	fprintf(f, "  set terminal pngcairo size %d,%d font 'sans,10'\n", cv->width, cv->height);
+	fprintf(f, "} else {\n  set terminal png size %d,%d\n}\n", cv->width, cv->height);
+}
+
+/* The script: the writer's commands go after the terminal line, which needs the canvas the writer
+ * chose, so they are written to memory first.  0, or -1 when memory runs out. */
+static int plot_script(FILE *f, FILE *d, const char *datafile, int png, const char *output, plot_writer write,
+		       void *arg)
+{
+	struct plot_canvas cv = {900, 600};
+	char *body = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&body, &len);
+
+	if (!m)
+		return -1;
+	write(m, d, datafile, &cv, arg);
+	if (fclose(m)) {
+		free(body);
+		return -1;
+	}
+	plot_terminal(f, png, &cv);
+	fprintf(f, "set output '%s'\n", output);
+	fputs(body, f);
+	free(body);
+	return 0;
+}
 
 int plot_run(const char *path, int force, const char *what, plot_writer write, void *arg, struct mm_error *err)
 {
@@ -58,11 +95,12 @@ int plot_run(const char *path, int force, const char *what, plot_writer write, v
 		rc = mm_fail(err, MM_EIO, "%s: cannot write temporary files", what);
 		goto out;
 	}
-	fprintf(f, "set terminal %s size 900,600\n", !strcmp(ext, ".png") ? "png" : "svg");
-	fprintf(f, "set output '%s'\n", out.tmp);
-	write(f, d, datafile, arg);
+	rc = plot_script(f, d, datafile, !strcmp(ext, ".png"), out.tmp, write, arg);
 	fclose(d);
-	fclose(f);
+	if (fclose(f) || rc) {
+		rc = mm_fail(err, MM_EIO, "%s: cannot write the plot's script", what);
+		goto out;
+	}
 	pid = fork();
 	if (pid == 0) {
 		cleanup_child_setup();
@@ -92,4 +130,98 @@ out:
 	if (rc)
 		outfile_abort(&out);
 	return rc;
+}
+
+void plot_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+const int plot_pred_pt[2] = {6, 4}, plot_meas_pt[2] = {9, 13};
+
+const char *plot_colour(int n)
+{
+	/* Okabe and Ito's palette, darkest first */
+	static const char *const c[8] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+					 "#e69f00", "#56b4e9", "#000000", "#f0e442"};
+
+	return c[(n % 8 + 8) % 8];
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The half-width in pixels of the label of @t at about 7 pixels a digit, and its place on an axis
+ * about 850 pixels wide from @lo to @hi (log2). */
+static double label_half(int t)
+{
+	return 4 + 3.5 * snprintf(NULL, 0, "%d", t);
+}
+
+static double label_px(int t, double lo, double hi)
+{
+	return 850 * log2(t / lo) / log2(hi / lo);
+}
+
+/* Which of the @n distinct sorted counts @t get a label: greedily from the first, each clear of the
+ * one before; the last always, in place of the one before it when they would touch. */
+static void task_labels(const int *t, int n, double lo, double hi, char *label)
+{
+	int last = 0;
+
+	label[0] = 1;
+	for (int i = 1; i < n; i++) {
+		double room = label_px(t[i], lo, hi) - label_px(t[last], lo, hi);
+
+		label[i] = room >= label_half(t[i]) + label_half(t[last]) + 6;
+		if (i == n - 1 && !label[i]) {
+			label[i] = 1;
+			label[last] = last == 0; /* the first keeps its label: they share the room */
+		}
+		last = label[i] ? i : last;
+	}
+}
+
+void plot_task_axis(FILE *f, const int *tasks, int n)
+{
+	int *t = malloc(sizeof(*t) * (n > 0 ? n : 1)), k = 0;
+	char *label = malloc(n > 0 ? n : 1);
+
+	if (!t || !label || n <= 0) {
+		free(t);
+		free(label);
+		return; /* gnuplot's own axis */
+	}
+	memcpy(t, tasks, sizeof(*t) * n);
+	qsort(t, n, sizeof(*t), int_cmp);
+	for (int i = 1; i < n; i++)
+		if (t[i] != t[k])
+			t[++k] = t[i];
+	n = k + 1;
+	if (n == 1) /* one task count: give the axis a width (gnuplot would warn) */
+		fprintf(f, "set xrange [%g:%g]\nset xtics 1\n", t[0] - 0.5, t[0] + 0.5);
+	if (n == 1)
+		goto out;
+	/* a tick at every count, a label at each that has room for one */
+	task_labels(t, n, t[0] / 1.2, t[n - 1] * 1.2, label);
+	fprintf(f, "set logscale x 2\nset xrange [%g:%g]\nset xtics (", t[0] / 1.2, t[n - 1] * 1.2);
+	for (int i = 0; i < n; i++)
+		if (label[i])
+			fprintf(f, "%s\"%d\" %d", i ? ", " : "", t[i], t[i]);
+		else
+			fprintf(f, ", \"\" %d", t[i]);
+	fprintf(f, ")\n");
+out:
+	free(t);
+	free(label);
 }

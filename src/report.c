@@ -148,6 +148,14 @@ static int gain_mode(const struct curve *a, const struct curve *b, int m, int *s
 	return a->has_mode[m] && b->has_mode[m] && a->npts == b->npts;
 }
 
+/* The modes in which two curves' gain can be taken. */
+static int gain_modes(const struct curve *a, const struct curve *b)
+{
+	int seeds;
+
+	return gain_mode(a, b, SC_THREADS, &seeds) + gain_mode(a, b, SC_PROCESSES, &seeds);
+}
+
 /* Two curves (a kernel before and after a patch, say): the second's gain over the first at each
  * task count, in each mode both have. */
 void report_ratio(FILE *f, const struct curve *a, const struct curve *b)
@@ -313,154 +321,409 @@ void report_json(FILE *f, const struct report_ctx *ctx, const struct curve *c, i
 	fprintf(f, "\n}\n");
 }
 
+/* ---- plots ----------------------------------------------------------------------------------- */
+
 struct plot_args {
 	const struct report_ctx *ctx;
 	const struct curve *c;
 	int ncurves;
 };
 
-/* The plot's clauses, one per data block written: gnuplot counts only blocks that hold points,
- * so a block is written only when it has some, and numbered as it is. */
+/* The clauses of one plot command, one per data block written: gnuplot counts only blocks that
+ * hold points, so a block is written only when it has some, and numbered as it is.  Both panels'
+ * blocks go to one data file: *@blocks counts them for both. */
 struct plot_list {
 	char *buf;
 	size_t len;
 	FILE *f;
-	int n; /* blocks written */
+	int *blocks;
+	int nclauses;
+	int ntitles, maxtitle; /* legend entries, and the longest one's characters: the legend's size */
 };
 
-static void plot_add(struct plot_list *pl, const char *datafile, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The lower panel's gain, per mode: black and purple, apart from the curves' colours. */
+static const char *const gain_colour[2] = {"#000000", "#6a3d9a"};
 
-static void plot_add(struct plot_list *pl, const char *datafile, const char *fmt, ...)
+/* One clause: @src (a data block or a function), its style, and its legend entry (NULL: none). */
+static void plot_clause(struct plot_list *pl, const char *src, const char *style, const char *title)
 {
-	va_list ap;
+	int len = title ? (int)strlen(title) : 0;
 
-	fprintf(pl->f, "%s'%s' index %d ", pl->n ? ", " : "", datafile, pl->n);
-	va_start(ap, fmt);
-	vfprintf(pl->f, fmt, ap);
-	va_end(ap);
-	pl->n++;
+	fprintf(pl->f, "%s%s %s ", pl->nclauses++ ? ", \\\n     " : "", src, style);
+	if (!title) {
+		fputs("notitle", pl->f);
+		return;
+	}
+	fputs("title ", pl->f);
+	plot_string(pl->f, title);
+	pl->ntitles++;
+	pl->maxtitle = len > pl->maxtitle ? len : pl->maxtitle;
 }
 
-static void plot_curves(FILE *f, FILE *d, const char *datafile, void *arg)
+/* A clause drawing the data block just written to @d, which ends here. */
+static void plot_block(struct plot_list *pl, FILE *d, const char *datafile, const char *style, const char *title)
 {
-	const struct plot_args *pa = arg;
-	const struct report_ctx *ctx = pa->ctx;
+	char src[4400];
+
+	fprintf(d, "\n\n");
+	snprintf(src, sizeof(src), "'%s' index %d", datafile, (*pl->blocks)++);
+	plot_clause(pl, src, style, title);
+}
+
+/* The number of curve @i's mode @m among the series drawn: one per curve and mode, in order. */
+static int series(const struct curve *c, int i, int m)
+{
+	int n = m == SC_PROCESSES && c[i].has_mode[SC_THREADS];
+
+	for (int k = 0; k < i; k++)
+		n += c[k].has_mode[SC_THREADS] + c[k].has_mode[SC_PROCESSES];
+	return n;
+}
+
+static const char *series_colour(const struct curve *c, int i, int m)
+{
+	return plot_colour(series(c, i, m));
+}
+
+/* The mode of measured point @k of @c: its own, or the curve's first (threads when it has both). */
+static int meas_point_mode(const struct curve *c, int k)
+{
+	if (c->meas_mode[k] == MEAS_THREADS || c->meas_mode[k] == MEAS_PROCESSES)
+		return c->meas_mode[k] == MEAS_THREADS ? SC_THREADS : SC_PROCESSES;
+	return c->has_mode[SC_THREADS] ? SC_THREADS : SC_PROCESSES;
+}
+
+/* --band and --seeds: each curve's and mode's range of ops/s as a shaded band under its curve. */
+static void plot_bands(struct plot_list *pl, FILE *d, const char *datafile, const struct plot_args *pa, int seeds)
+{
 	const struct curve *c = pa->c;
-	int ncurves = pa->ncurves;
-	struct plot_list pl = {0};
+	char style[160], title[200];
+	int n = 0;
 
-	pl.f = open_memstream(&pl.buf, &pl.len);
-	if (!pl.f)
-		return; /* plot_run reports gnuplot's failure on an empty plot */
-	for (int i = 0; i < ncurves; i++)
+	for (int i = 0; i < pa->ncurves; i++)
 		for (int m = 0; m < 2; m++) {
-			if (!c[i].has_mode[m] || !c[i].has_band)
+			const char *col = series_colour(c, i, m);
+
+			if (!c[i].has_mode[m] || (seeds ? c[i].nseeds < 2 : !c[i].has_band))
 				continue;
-			fprintf(d, "# %s %s band\n", c[i].label, mode_name[m]);
-			for (int p = 0; p < c[i].npts; p++)
-				fprintf(d, "%d %.6g %.6g\n", c[i].tasks[p], c[i].band_lo[m][p], c[i].band_hi[m][p]);
-			fprintf(d, "\n\n");
-			plot_add(&pl, datafile,
-				 "using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
-				 "title '%s (%s): fitted costs at 1 sigma'",
-				 c[i].label, mode_name[m]);
-		}
-	for (int i = 0; i < ncurves; i++)
-		for (int m = 0; m < 2; m++) {
-			if (!c[i].has_mode[m] || c[i].nseeds < 2)
-				continue;
-			fprintf(d, "# %s %s seeds\n", c[i].label, mode_name[m]);
+			fprintf(d, "# %s %s %s\n", c[i].label, mode_name[m], seeds ? "seeds" : "band");
 			for (int p = 0; p < c[i].npts; p++) {
-				double lo, hi;
+				double lo = c[i].band_lo[m][p], hi = c[i].band_hi[m][p];
 
-				curve_seed_range(&c[i], m, p, &lo, &hi);
+				if (seeds)
+					curve_seed_range(&c[i], m, p, &lo, &hi);
 				fprintf(d, "%d %.6g %.6g\n", c[i].tasks[p], lo, hi);
 			}
-			fprintf(d, "\n\n");
-			plot_add(&pl, datafile,
-				 "using 1:2:3 with filledcurves fs transparent solid 0.2 noborder "
-				 "title '%s (%s): seeds %llu-%llu'",
-				 c[i].label, mode_name[m], ctx->seed, ctx->seed + (unsigned long long)c[i].nseeds - 1);
+			if (seeds)
+				snprintf(style, sizeof(style),
+					 "using 1:2:3 with filledcurves fc '%s' fs transparent solid 0.25 noborder",
+					 col);
+			else /* edged in its curve's colour: told apart from a seeds band */
+				snprintf(
+				    style, sizeof(style),
+				    "using 1:2:3 with filledcurves fc '%s' fs transparent solid 0.12 border lc '%s'",
+				    col, col);
+			/* one legend entry for all the bands: each is in its curve's colour */
+			if (seeds)
+				snprintf(title, sizeof(title), "shaded: min-max over seeds %llu-%llu", pa->ctx->seed,
+					 pa->ctx->seed + (unsigned long long)c[i].nseeds - 1);
+			else
+				snprintf(title, sizeof(title), "shaded, edged: each [fitted] cost at its 1-sigma ends");
+			plot_block(pl, d, datafile, style, n++ ? NULL : title);
 		}
-	for (int i = 0; i < ncurves; i++)
+}
+
+/* The predicted curves: every point marked, open symbols. */
+static void plot_predicted(struct plot_list *pl, FILE *d, const char *datafile, const struct plot_args *pa)
+{
+	const struct curve *c = pa->c;
+	char style[160], title[400];
+
+	for (int i = 0; i < pa->ncurves; i++)
 		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m])
 				continue;
 			fprintf(d, "# %s %s\n", c[i].label, mode_name[m]);
 			for (int p = 0; p < c[i].npts; p++)
 				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].res[m][p]->ops_per_s);
-			fprintf(d, "\n\n");
-			plot_add(&pl, datafile, "with linespoints title '%s (%s)'", c[i].label, mode_name[m]);
+			/* each series a little thinner and smaller than the one before: curves that coincide
+			 * still show each (a ring around a ring) */
+			snprintf(style, sizeof(style), "with linespoints lw %.1f pt %d ps %.2f lc '%s'",
+				 fmax(1.5, 3 - 0.75 * series(c, i, m)), plot_pred_pt[m],
+				 fmax(1.1, 1.9 - 0.4 * series(c, i, m)), series_colour(c, i, m));
+			snprintf(title, sizeof(title), "%s (%s)", c[i].label, mode_name[m]);
+			plot_block(pl, d, datafile, style, title);
 		}
-	for (int i = 0; i < ncurves; i++) {
-		if (!c[i].nmeas)
-			continue;
-		fprintf(d, "# %s measured\n", c[i].label);
-		for (int p = 0; p < c[i].nmeas; p++)
-			fprintf(d, "%d %.6g\n", c[i].meas_tasks[p], c[i].meas_ops[p]);
-		fprintf(d, "\n\n");
-		plot_add(&pl, datafile, "with points pt 7 ps 1.5 title '%s measured'", c[i].label);
-	}
-	/* linear scaling from the 1-task point, per curve and mode that has one */
-	for (int i = 0; i < ncurves; i++)
+}
+
+/* The measured points (compare, validate): filled symbols in the colour of the curve and mode
+ * they measure, one legend entry per mode ("measured threads"). */
+static void plot_measured(struct plot_list *pl, FILE *d, const char *datafile, const struct plot_args *pa)
+{
+	const struct curve *c = pa->c;
+	char style[160], title[400];
+	int nwith = 0;
+
+	for (int i = 0; i < pa->ncurves; i++)
+		nwith += c[i].nmeas > 0;
+	for (int i = 0; i < pa->ncurves; i++)
+		for (int m = 0; m < 2; m++) {
+			int n = 0;
+
+			for (int k = 0; k < c[i].nmeas; k++)
+				n += meas_point_mode(&c[i], k) == m;
+			if (!n)
+				continue;
+			fprintf(d, "# %s measured %s\n", c[i].label, mode_name[m]);
+			for (int k = 0; k < c[i].nmeas; k++)
+				if (meas_point_mode(&c[i], k) == m)
+					fprintf(d, "%d %.6g\n", c[i].meas_tasks[k], c[i].meas_ops[k]);
+			/* threads' triangles larger than processes' diamonds: both show where they meet */
+			snprintf(style, sizeof(style), "with points pt %d ps %s lc '%s'", plot_meas_pt[m],
+				 m == SC_THREADS ? "2.2" : "1.6",
+				 c[i].has_mode[m] ? series_colour(c, i, m) : "#000000");
+			snprintf(title, sizeof(title), "%s%smeasured %s", nwith > 1 ? c[i].label : "",
+				 nwith > 1 ? ": " : "", mode_name[m]);
+			plot_block(pl, d, datafile, style, title);
+		}
+}
+
+/* Linear scaling from the 1-task point, per curve and mode that has one; one legend entry. */
+static void plot_linear(struct plot_list *pl, FILE *d, const char *datafile, const struct plot_args *pa)
+{
+	const struct curve *c = pa->c;
+	int n = 0;
+
+	for (int i = 0; i < pa->ncurves; i++)
 		for (int m = 0; m < 2; m++) {
 			if (!c[i].has_mode[m] || !(c[i].linear1[m] > 0))
 				continue;
 			fprintf(d, "# %s %s linear\n", c[i].label, mode_name[m]);
 			for (int p = 0; p < c[i].npts; p++)
 				fprintf(d, "%d %.6g\n", c[i].tasks[p], c[i].linear1[m] * c[i].tasks[p]);
-			fprintf(d, "\n\n");
-			plot_add(&pl, datafile, "with lines dt 2 lc 'gray' title '%s (%s): linear'", c[i].label,
-				 mode_name[m]);
+			plot_block(pl, d, datafile, "with lines dt 2 lw 1.5 lc 'gray50'",
+				   n++ ? NULL : "linear scaling from the 1-task point");
 		}
-	fclose(pl.f);
-	fprintf(f, "set title \"mmsim prediction on %s (%d CPUs)\" noenhanced\n", ctx->machine, ctx->ncpus);
-	fprintf(f, "set xlabel 'tasks'\nset ylabel 'operations per second (all tasks)'\n");
-	fprintf(f, "set logscale y\nset format y '%%.0f'\nset grid\nset key left top noenhanced\n");
-	{
-		int lo = 0, hi = 0;
+}
 
-		for (int i = 0; i < ncurves; i++)
-			for (int p = 0; p < c[i].npts; p++) {
-				lo = !lo || c[i].tasks[p] < lo ? c[i].tasks[p] : lo;
-				hi = c[i].tasks[p] > hi ? c[i].tasks[p] : hi;
+/* The lower panel: the second curve's gain over the first at each task count, per mode, with the
+ * seeds' spread as a band; *@lo and *@hi get the range of its values, 1 included. */
+static void plot_gain(struct plot_list *pl, FILE *d, const char *datafile, const struct plot_args *pa, double *lo,
+		      double *hi)
+{
+	const struct curve *a = &pa->c[0], *b = &pa->c[1];
+	int fixed = a->fixed_work && b->fixed_work, seeds, nband = 0;
+	char style[160], title[160];
+
+	*lo = *hi = 1;
+	for (int m = 0; m < 2; m++) {
+		if (!gain_mode(a, b, m, &seeds))
+			continue;
+		for (int band = seeds; band >= 0; band--) {
+			fprintf(d, "# %s over %s %s%s\n", b->label, a->label, mode_name[m], band ? " seeds" : "");
+			for (int p = 0; p < a->npts; p++) {
+				double g, glo, ghi;
+
+				gain_point(a, b, m, p, fixed, seeds, &g, &glo, &ghi);
+				if (band)
+					fprintf(d, "%d %.6g %.6g\n", a->tasks[p], glo, ghi);
+				else
+					fprintf(d, "%d %.6g\n", a->tasks[p], g);
+				*lo = fmin(*lo, band ? glo : g);
+				*hi = fmax(*hi, band ? ghi : g);
 			}
-		if (lo && lo == hi) { /* one task count: give both axes a width (gnuplot would warn) */
-			double ymin = 0, ymax = 0;
-
-			for (int i = 0; i < ncurves; i++)
-				for (int m = 0; m < 2; m++)
-					for (int p = 0; c[i].has_mode[m] && p < c[i].npts; p++) {
-						double v = c[i].res[m][p]->ops_per_s;
-
-						ymin = ymin == 0 || v < ymin ? v : ymin;
-						ymax = v > ymax ? v : ymax;
-					}
-			for (int i = 0; i < ncurves; i++)
-				for (int p = 0; p < c[i].nmeas; p++) {
-					ymin = ymin == 0 || c[i].meas_ops[p] < ymin ? c[i].meas_ops[p] : ymin;
-					ymax = c[i].meas_ops[p] > ymax ? c[i].meas_ops[p] : ymax;
-				}
-			fprintf(f, "set xrange [%g:%g]\nset xtics 1\n", lo - 0.5, hi + 0.5);
-			if (ymin > 0)
-				fprintf(f, "set yrange [%g:%g]\n", ymin / 10, ymax * 10);
-		} else if (lo) { /* a log2 task axis with a tick at each task count, as runtest.py's */
-			fprintf(f, "set logscale x 2\nset xrange [%g:%g]\nset xtics (", lo / 1.2, hi * 1.2);
-			for (int t = lo, k = 0; t <= hi; t++) {
-				int have = 0;
-
-				for (int i = 0; i < ncurves && !have; i++)
-					for (int p = 0; p < c[i].npts && !have; p++)
-						have = c[i].tasks[p] == t;
-				if (have)
-					fprintf(f, "%s\"%d\" %d", k++ ? ", " : "", t, t);
+			if (band) {
+				snprintf(style, sizeof(style),
+					 "using 1:2:3 with filledcurves fc '%s' fs transparent solid 0.2 noborder",
+					 gain_colour[m]);
+				snprintf(title, sizeof(title), "shaded: min-max over seeds %llu-%llu", pa->ctx->seed,
+					 pa->ctx->seed + (unsigned long long)a->nseeds - 1);
+			} else {
+				snprintf(style, sizeof(style), "with linespoints lw 2 pt %d ps 1.4 lc '%s'",
+					 plot_pred_pt[m], gain_colour[m]);
+				snprintf(title, sizeof(title), "B / A (%s)", mode_name[m]);
 			}
-			fprintf(f, ")\n");
+			/* one legend entry for the bands of both modes */
+			plot_block(pl, d, datafile, style, band && nband++ ? NULL : title);
 		}
 	}
-	fprintf(f, "plot %s\n", pl.buf ? pl.buf : "");
-	free(pl.buf);
+	plot_clause(pl, "1", "with lines dt 2 lw 1.5 lc 'gray30'", "B / A = 1 (no change)");
+}
+
+/* The rows a panel's legend takes below it, in a canvas @width pixels wide. */
+static int legend_rows(const struct plot_list *pl, int width)
+{
+	/* about 8.5 pixels a character at 10 points, and the sample line: gnuplot's own estimate */
+	int cols = (width - 120) / (int)(pl->maxtitle * 8.5 + 70);
+
+	cols = cols < 1 ? 1 : cols;
+	return (pl->ntitles + cols - 1) / cols;
+}
+
+/* The canvas: the upper panel, and the lower one when @low, each with room for its legend's rows
+ * below it (*@rows_top, *@rows_low).  Returns the lower panel's share of the height (0 without it). */
+static double plot_layout(struct plot_canvas *cv, const struct plot_list *top, const struct plot_list *low,
+			  int *rows_top, int *rows_low)
+{
+	int top_px, low_px;
+
+	cv->width = 1000;
+	*rows_top = legend_rows(top, cv->width);
+	*rows_low = low ? legend_rows(low, cv->width) : 0;
+	top_px = 40 + 440 + (low ? 30 : 55) + 18 * *rows_top + 20;
+	low_px = low ? 30 + 170 + 55 + 18 * *rows_low + 20 : 0;
+	cv->height = top_px + low_px;
+	return (double)low_px / cv->height;
+}
+
+/* The legend below its panel, in columns of @rows entries: the rows plot_layout() made room for. */
+static void plot_key(FILE *f, int rows)
+{
+	fprintf(f, "set key below center vertical maxrows %d Left reverse noenhanced samplen 3 spacing 1.1 width 2\n",
+		rows > 0 ? rows : 1);
+}
+
+/* With one task count the y axis needs a width too: a decade each side of the points. */
+static void plot_one_count_yrange(FILE *f, const struct curve *c, int ncurves)
+{
+	double ymin = 0, ymax = 0;
+
+	for (int i = 0; i < ncurves; i++)
+		for (int m = 0; m < 2; m++)
+			for (int p = 0; c[i].has_mode[m] && p < c[i].npts; p++) {
+				double v = c[i].res[m][p]->ops_per_s;
+
+				ymin = ymin == 0 || v < ymin ? v : ymin;
+				ymax = v > ymax ? v : ymax;
+			}
+	for (int i = 0; i < ncurves; i++)
+		for (int p = 0; p < c[i].nmeas; p++) {
+			ymin = ymin == 0 || c[i].meas_ops[p] < ymin ? c[i].meas_ops[p] : ymin;
+			ymax = c[i].meas_ops[p] > ymax ? c[i].meas_ops[p] : ymax;
+		}
+	if (ymin > 0)
+		fprintf(f, "set yrange [%g:%g]\n", ymin / 10, ymax * 10);
+}
+
+/* The task axis of every curve's points (and the measured ones'); both panels share it. */
+static void plot_axis(FILE *f, const struct curve *c, int ncurves)
+{
+	int n = 0, k = 0, *t;
+
+	for (int i = 0; i < ncurves; i++)
+		n += c[i].npts + c[i].nmeas;
+	if (!n || !(t = malloc(sizeof(*t) * n)))
+		return;
+	for (int i = 0; i < ncurves; i++) {
+		memcpy(t + k, c[i].tasks, sizeof(*t) * c[i].npts);
+		memcpy(t + k + c[i].npts, c[i].meas_tasks, sizeof(*t) * c[i].nmeas);
+		k += c[i].npts + c[i].nmeas;
+	}
+	plot_task_axis(f, t, n);
+	for (k = 1; k < n && t[k] == t[0]; k++)
+		;
+	if (k == n)
+		plot_one_count_yrange(f, c, ncurves);
+	free(t);
+}
+
+/* The settings both panels share: the same left and right margins keep their x axes aligned. */
+static void plot_common(FILE *f, const struct plot_args *pa)
+{
+	fprintf(f, "set lmargin 15\nset rmargin 4\nset grid\n");
+	plot_axis(f, pa->c, pa->ncurves);
+}
+
+/* A log y axis from @lo to @hi with ticks at 1, 2 and 5 of each decade: a gain of 40x spans few
+ * decades, and gnuplot's ticks at each decade alone would be two or three. */
+static void gain_log_axis(FILE *f, double lo, double hi)
+{
+	static const int step[3] = {1, 2, 5};
+	int n = 0;
+
+	fprintf(f, "set logscale y\nset yrange [%g:%g]\nset ytics (", lo, hi);
+	for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
+		for (int k = 0; k < 3; k++) {
+			double v = step[k] * pow(10, e);
+
+			if (v >= lo && v <= hi)
+				fprintf(f, "%s\"%g\" %g", n++ ? ", " : "", v, v);
+		}
+	fprintf(f, ")\n");
+}
+
+/* The lower panel: B / A on a linear axis, or a log one when it spans over 10x. */
+static void plot_gain_panel(FILE *f, const struct plot_args *pa, const struct plot_list *pl, double lo, double hi,
+			    int rows)
+{
+	const struct curve *a = &pa->c[0], *b = &pa->c[1];
+	double pad = (hi - lo) * 0.08 > 0.01 ? (hi - lo) * 0.08 : 0.01;
+	char title[400];
+
+	plot_key(f, rows);
+	fprintf(f, "unset logscale y\nset format y '%%g'\nset xlabel 'tasks'\nset ylabel 'B / A'\n");
+	if (lo > 0 && hi / lo > 10)
+		gain_log_axis(f, lo / 1.15, hi * 1.15);
+	else
+		fprintf(f, "set yrange [%g:%g]\n", lo - pad, hi + pad);
+	snprintf(title, sizeof(title), "B / A = %s over %s (%s)", b->label, a->label,
+		 a->fixed_work && b->fixed_work ? "speedup: makespan of A / makespan of B" : "ops/s of B / ops/s of A");
+	fprintf(f, "set title ");
+	plot_string(f, title);
+	fprintf(f, " noenhanced\n");
+	fprintf(f, "plot %s\n", pl->buf ? pl->buf : "");
+}
+
+static void plot_curves(FILE *f, FILE *d, const char *datafile, struct plot_canvas *cv, void *arg)
+{
+	const struct plot_args *pa = arg;
+	struct plot_list top = {0}, low = {0};
+	int blocks = 0, two = pa->ncurves == 2 && gain_modes(&pa->c[0], &pa->c[1]);
+	double share, lo = 1, hi = 1;
+	int rows_top, rows_low;
+	char title[400];
+
+	top.blocks = low.blocks = &blocks;
+	top.f = open_memstream(&top.buf, &top.len);
+	low.f = two ? open_memstream(&low.buf, &low.len) : NULL;
+	if (!top.f || (two && !low.f))
+		goto out; /* plot_run reports gnuplot's failure on an empty plot */
+	plot_bands(&top, d, datafile, pa, 0);
+	plot_bands(&top, d, datafile, pa, 1);
+	plot_predicted(&top, d, datafile, pa);
+	plot_measured(&top, d, datafile, pa);
+	plot_linear(&top, d, datafile, pa);
+	if (two)
+		plot_gain(&low, d, datafile, pa, &lo, &hi);
+	fclose(top.f);
+	if (low.f)
+		fclose(low.f);
+	top.f = low.f = NULL;
+	share = plot_layout(cv, &top, two ? &low : NULL, &rows_top, &rows_low);
+	plot_common(f, pa);
+	plot_key(f, rows_top);
+	if (two)
+		fprintf(f, "set multiplot\nset origin 0,%.4f\nset size 1,%.4f\nunset xlabel\n", share, 1 - share);
+	else
+		fprintf(f, "set xlabel 'tasks'\n");
+	snprintf(title, sizeof(title), "mmsim prediction on %s (%d CPUs)", pa->ctx->machine, pa->ctx->ncpus);
+	fprintf(f, "set title ");
+	plot_string(f, title);
+	fprintf(f, " noenhanced\n");
+	fprintf(f, "set ylabel 'operations per second (all tasks)'\nset logscale y\nset format y '%%.0f'\n");
+	fprintf(f, "plot %s\n", top.buf ? top.buf : "");
+	if (two) {
+		fprintf(f, "set origin 0,0\nset size 1,%.4f\n", share);
+		plot_gain_panel(f, pa, &low, lo, hi, rows_low);
+		fprintf(f, "unset multiplot\n");
+	}
+out:
+	if (top.f)
+		fclose(top.f);
+	if (low.f)
+		fclose(low.f);
+	free(top.buf);
+	free(low.buf);
 }
 
 int report_plot(const char *path, const struct report_ctx *ctx, const struct curve *c, int ncurves,

@@ -28,11 +28,17 @@ struct curve {
 	 * work), at seedv[(mode * npts + point) * nseeds + k]; the first is the curve's own */
 	int nseeds;
 	double *seedv;
-	/* measured points to draw over the prediction (mmsim compare) */
+	/* measured points to draw over the prediction (mmsim compare, validate): ops/s meas_ops[k] at
+	 * meas_tasks[k] tasks, in mode meas_mode[k]; room for both modes' */
 	int nmeas;
-	int meas_tasks[REPORT_MAX_POINTS];
-	double meas_ops[REPORT_MAX_POINTS];
+	int meas_tasks[2 * REPORT_MAX_POINTS];
+	double meas_ops[2 * REPORT_MAX_POINTS];
+	int meas_mode[2 * REPORT_MAX_POINTS]; /* enum meas_mode */
 };
+
+/* The mode a measured point was measured in; MEAS_CURVE_MODE (0, so a zeroed curve's): the curve's
+ * own, threads when it has both (compare's one mode). */
+enum meas_mode { MEAS_CURVE_MODE = 0, MEAS_THREADS, MEAS_PROCESSES };
 
 /* A will-it-scale CSV (runtest.py's, or validate/'s with '#' metadata lines). */
 struct measured {

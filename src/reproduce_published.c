@@ -487,27 +487,52 @@ static void shape_and_usl(struct pcurve *k, struct mm_error *err)
 
 /* ---- plots ----------------------------------------------------------------------------------- */
 
-static void plot_curve(FILE *f, FILE *d, const char *datafile, void *arg)
+/* A value of the data file: '?' (missing) where there is none. */
+static void plot_value(FILE *d, double v)
+{
+	if (isnan(v))
+		fprintf(d, " ?");
+	else
+		fprintf(d, " %.6g", v);
+}
+
+/* One curve: the published points (filled symbols, "measured threads"), mmsim's prediction (open
+ * symbols) and the USL baseline, over a log2 task axis with a tick at each task count. */
+static void plot_curve(FILE *f, FILE *d, const char *datafile, struct plot_canvas *cv, void *arg)
 {
 	const struct pcurve *k = arg;
-	int maxn = 1;
+	int maxn = 1, m = strcmp(k->mode, "processes") ? 0 : 1;
+	double maxv = 0;
+	char title[400];
 
 	for (int p = 0; p < k->n; p++) {
-		fprintf(d, "%d %.6g %.6g\n", k->tasks[p], k->meas[p], k->pred[p]);
+		fprintf(d, "%d", k->tasks[p]);
+		plot_value(d, k->meas[p]);
+		plot_value(d, k->pred[p]);
+		fputc('\n', d);
 		maxn = k->tasks[p] > maxn ? k->tasks[p] : maxn;
+		maxv = fmax(maxv, fmax(isnan(k->meas[p]) ? 0 : k->meas[p], isnan(k->pred[p]) ? 0 : k->pred[p]));
 	}
-	fprintf(f, "set title \"%s: %s, %s (%s, %s, %s)\" noenhanced\n", k->id, k->scenario, k->machine, k->kernel,
-		k->mode, k->placement);
-	fprintf(f, "set xlabel 'tasks'\nset ylabel '%s'\nset grid\nset key left top noenhanced\n", k->metric);
-	fprintf(f, "set xrange [0:%d]\nset yrange [0:*]\n", maxn + maxn / 10 + 1);
+	cv->width = 1000;
+	cv->height = 640;
+	snprintf(title, sizeof(title), "%s: %s, %s (%s, %s, %s)", k->id, k->scenario, k->machine, k->kernel, k->mode,
+		 k->placement);
+	fprintf(f, "set title ");
+	plot_string(f, title);
+	fprintf(f, " noenhanced\nset xlabel 'tasks'\nset ylabel ");
+	plot_string(f, k->metric);
+	fprintf(f, " noenhanced\nset grid\nset datafile missing '?'\nset lmargin 15\nset rmargin 4\n");
+	fprintf(f, "set key below center horizontal Left reverse noenhanced samplen 3 spacing 1.1 width 2\n");
+	plot_task_axis(f, k->tasks, k->n);
+	fprintf(f, "set yrange [0:*]\n%s", maxv >= 1e4 ? "set format y '%.0f'\n" : "");
 	fprintf(f,
-		"plot '%s' using 1:2 with points pt 7 ps 1.5 title 'measured', '%s' using 1:3 with linespoints "
-		"title 'mmsim'",
-		datafile, datafile);
+		"plot '%s' using 1:2 with points pt %d ps 2 lc '#000000' title 'measured %s', \\\n"
+		"     '%s' using 1:3 with linespoints lw 2 pt %d ps 1.4 lc '%s' title 'mmsim (%s)'",
+		datafile, plot_meas_pt[m], k->mode, datafile, plot_pred_pt[m], plot_colour(0), k->mode);
 	if (k->has_usl)
 		fprintf(f,
-			", (x >= 1 ? %.9g * x / (1 + %.9g * (x - 1) + %.9g * x * (x - 1)) : 1/0) title 'USL fitted "
-			"on N <= %d' dashtype 2",
+			", \\\n     (x >= 1 ? %.9g * x / (1 + %.9g * (x - 1) + %.9g * x * (x - 1)) : 1/0) with lines "
+			"dt 2 lw 1.5 lc 'gray40' title 'USL fitted on N <= %d'",
 			k->u.lambda, k->u.sigma, k->u.kappa, maxn / 4);
 	fprintf(f, "\n");
 }
@@ -566,6 +591,20 @@ static void pct(char *buf, size_t cap, double v)
 		snprintf(buf, cap, "-");
 	else
 		snprintf(buf, cap, "%+.1f", 100 * v);
+}
+
+/* A value for the table: plain digits (1199760, not 1.19976e+06), six significant ones below
+ * 100000, '-' where there is none. */
+static void plain(char *buf, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else if (fabs(v) >= 1e5) /* %.6g would round 999999.5 to 1e+06 */
+		snprintf(buf, cap, "%.0f", v);
+	else if (v != 0 && fabs(v) < 1e-4)
+		snprintf(buf, cap, "%.6f", v);
+	else
+		snprintf(buf, cap, "%.6g", v);
 }
 
 int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
@@ -693,9 +732,15 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 				       k->row[p], k->tasks[p], k->machine, k->kernel, k->scenario, k->mode,
 				       k->placement, k->metric, k->meas[p], k->pred[p], e, s, k->usl[p], ue,
 				       k->fitted[p]);
-			else
-				printf("  %-26s %5d %14.6g %14.6g %8s %8s %14.6g %8s%s\n", k->row[p], k->tasks[p],
-				       k->meas[p], k->pred[p], e, s, k->usl[p], ue, k->fitted[p] ? "  [fitted]" : "");
+			else {
+				char mv[32], pv[32], uv[32];
+
+				plain(mv, sizeof(mv), k->meas[p]);
+				plain(pv, sizeof(pv), k->pred[p]);
+				plain(uv, sizeof(uv), k->usl[p]);
+				printf("  %-26s %5d %14s %14s %8s %8s %14s %8s%s\n", k->row[p], k->tasks[p], mv, pv, e,
+				       s, uv, ue, k->fitted[p] ? "  [fitted]" : "");
+			}
 			if (k->fitted[p])
 				continue;
 			if (k->predict == PR_IDLE) {

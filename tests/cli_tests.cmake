@@ -501,3 +501,55 @@ add_test(NAME install_tree
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_install.sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/install_tree)
 set_tests_properties(install_tree PROPERTIES LABELS fast TIMEOUT 60)
+
+# What --plot draws (issue 16), read from the gnuplot script through a stand-in gnuplot that keeps
+# it (and runs the real one when there is one): two curves' ratio panel, the measured points'
+# symbols and legend entries, reproduce published's plots; and plain numbers in the tables.
+foreach(part IN ITEMS "plot_ratio_panel|ratio" "plot_measured_symbols|measured" "plot_published|published"
+                      "table_plain_numbers|table")
+  string(REPLACE "|" ";" part "${part}")
+  list(GET part 0 pname)
+  list(GET part 1 pwhat)
+  add_test(NAME cli_${pname}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_plot.sh $<TARGET_FILE:mmsim>
+            ${CMAKE_CURRENT_BINARY_DIR}/check_plot_${pwhat} ${pwhat})
+  set_tests_properties(cli_${pname} PROPERTIES LABELS fast TIMEOUT 120)
+endforeach()
+
+# --seeds 3 with two curves: JSON's gain carries its spread seed by seed (seeds, seeds_min,
+# seeds_max, as each curve's points do), the gain within it; ops/s, and fixed work's speedup.
+if(MMSIM_PYTHON3)
+  add_test(NAME cli_json_gain_seeds
+    COMMAND sh -c [=[
+check='
+import json, sys
+d = json.load(sys.stdin)
+measure = sys.argv[1]
+assert len(d["gain"]) == 1, d["gain"]
+g = d["gain"][0]
+assert (g["of"], g["over"], g["measure"]) == ("has_pinned_check", "has_pinned_write", measure), g
+assert [p["tasks"] for p in g["points"]] == [1, 4, 8], g
+for p in g["points"]:
+    assert p["seeds"] == 3, p
+    assert p["seeds_min"] <= p["gain"] <= p["seeds_max"], p
+a, b = d["curves"]
+for c in (a, b):
+    for p in c["points"]:
+        v = p["makespan_s"] if measure == "speedup" else p["ops_per_s"]
+        assert p["seeds"] == 3 and p["seeds_min"] * (1 - 1e-5) <= v <= p["seeds_max"] * (1 + 1e-5), p
+for pa, pb, pg in zip(a["points"], b["points"], g["points"]):
+    r = pa["makespan_s"] / pb["makespan_s"] if measure == "speedup" else pb["ops_per_s"] / pa["ops_per_s"]
+    assert abs(r - pg["gain"]) <= 1e-5 * pg["gain"], (pa, pb, pg)
+print("json gain with its seed spread:", measure, [(p["tasks"], p["seeds_min"], p["gain"], p["seeds_max"]) for p in g["points"]])
+'
+run() {
+  "$0" --machine nehalem-i7-920 --scenario has_pinned_write,has_pinned_check --tasks 1,4,8 --events 20000 \
+    --seeds 3 --format json "$@"
+}
+out=$(run) || exit 1
+printf '%s\n' "$out" | "$1" -c "$check" ratio || exit 1
+out=$(run --ops-per-task 200) || exit 1
+printf '%s\n' "$out" | "$1" -c "$check" speedup || exit 1
+]=] $<TARGET_FILE:mmsim> ${MMSIM_PYTHON3})
+  set_tests_properties(cli_json_gain_seeds PROPERTIES LABELS fast TIMEOUT 60)
+endif()
