@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const scope_names[SC_NSCOPES] = {"global", "node", "cpu", "memcg",  "file",
@@ -57,15 +58,20 @@ struct parser {
 	int def_depth;	       /* blocks open inside it */
 	int call_depth;	       /* calls being expanded */
 	const char *next_line; /* text after the line being parsed */
-	/* 'variant NEW like OLD': like[NEW] = OLD + 1 (0: not derived); 'drop' lines, applied to NEW
-	 * once the steps are all read */
+	/* 'variant NEW like OLD': like[NEW] = OLD + 1 (0: not derived); its 'drop', 'replace' and
+	 * 'insert' lines, applied to NEW in file order once the steps are all read */
 	int like[SC_MAX_VARIANTS];
-	struct sc_drop {
+	struct sc_edit {
+		enum { ED_DROP, ED_REPLACE, ED_BEFORE, ED_AFTER } kind;
 		int variant, line, col;
-		char fn[SC_NAME], act[SC_NAME], arg[SC_NAME]; /* arg "": any */
-	} drop[32];
-	int ndrop;
-	int based; /* 'base X': the steps are X's; this file adds derived variants */
+		char fn[SC_NAME], act[SC_NAME], arg[SC_NAME]; /* the step edited; arg "": any */
+		int first, last;			      /* replace, insert: the block's steps, [first, last) */
+		int anchor; /* replace, insert: the step the block goes beside, once applied */
+	} edit[32];
+	int nedit;
+	int open_edit;	       /* a replace or insert block being read: its edit + 1 (0: none) */
+	int based;	       /* 'base X': the steps are X's; this file adds derived variants */
+	char base_origin[512]; /* X's path, where the lines of its steps are */
 };
 
 static int perr(struct parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -334,19 +340,70 @@ static int parse_decl(struct parser *p, int is_lock)
 	return 0;
 }
 
-/* variant NAME kernel VERSION "what it models" */
-/* A variant line from token @i on: 'kernel VERSION' (optional when @kernel_optional, as after
- * 'like OLD'), then the quoted description, then the end of the line. */
+/* A word after 'kernel' that names a profile file, not a version: it has a '/' or ends in .conf or
+ * .ini (a file of --kernel has a '/' or is there; a version never has either). */
+static int is_kernel_file(const char *w)
+{
+	size_t n = strlen(w);
+
+	return strchr(w, '/') || (n > 5 && !strcmp(w + n - 5, ".conf")) || (n > 4 && !strcmp(w + n - 4, ".ini"));
+}
+
+/* 'kernel FILE': the path against the directory of this scenario file, not the cwd (a what-if
+ * travels with its profiles), always with a '/' so that profile_load reads it as a file; checked
+ * here, so that a missing profile is an error at this line. */
+static int kernel_file(struct parser *p, const struct tok *t, struct sc_variant *v)
+{
+	const char *slash = strrchr(p->origin, '/');
+	int dir = t->text[0] != '/' && slash ? (int)(slash - p->origin) + 1 : 0, n;
+	struct stat st;
+
+	if (!strncmp(p->origin, "builtin:", 8))
+		return perr(p, t->col, "a built-in scenario names its kernel by version (e.g. kernel 6.6), found '%s'",
+			    t->text);
+	n = snprintf(v->kernel_file, sizeof(v->kernel_file), "%s%.*s%s", t->text[0] == '/' || dir ? "" : "./", dir,
+		     p->origin, t->text);
+	if (n >= (int)sizeof(v->kernel_file))
+		return perr(p, t->col, "a kernel profile path of %d characters (at most %zu)", n,
+			    sizeof(v->kernel_file) - 1);
+	if (stat(v->kernel_file, &st) || access(v->kernel_file, R_OK))
+		return perr(p, t->col, "kernel profile '%s': cannot open: %s", v->kernel_file, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return perr(p, t->col, "kernel profile '%s' is a directory (expected a profile file)", v->kernel_file);
+	snprintf(v->kernel, sizeof(v->kernel), "%.31s", t->text);
+	return 0;
+}
+
+const char *scenario_kernel_profile(const struct sc_variant *v, char *buf, size_t cap)
+{
+	if (v->kernel_file[0])
+		return v->kernel_file;
+	snprintf(buf, cap, "linux-%s", v->kernel);
+	return buf;
+}
+
+/* variant NAME kernel VERSION|FILE "what it models" */
+/* A variant line from token @i on: 'kernel VERSION' or 'kernel FILE' (optional when
+ * @kernel_optional, as after 'like OLD'), then the quoted description, then the end of the line. */
 static int variant_tail(struct parser *p, int i, struct sc_variant *v, int kernel_optional)
 {
+	int rc;
+
 	if (p->ntok > i && !strcmp(p->tok[i].text, "kernel")) {
 		if (p->ntok < i + 2 || p->tok[i + 1].quoted)
 			return perr(p, 1, "expected a kernel version after 'kernel' (e.g. 5.11)");
-		if (!profile_is_version(p->tok[i + 1].text))
+		v->kernel_file[0] = 0; /* over OLD's, after 'like OLD' */
+		if (is_kernel_file(p->tok[i + 1].text)) {
+			if ((rc = kernel_file(p, &p->tok[i + 1], v)))
+				return rc;
+		} else if (!profile_is_version(p->tok[i + 1].text)) {
 			return perr(p, p->tok[i + 1].col,
-				    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '%s'",
+				    "expected a kernel version MAJOR.MINOR after 'kernel' (e.g. 5.11), found '%s' (or "
+				    "a profile file: a path with '/' or ending in .conf)",
 				    p->tok[i + 1].text);
-		snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[i + 1].text);
+		} else {
+			snprintf(v->kernel, sizeof(v->kernel), "%.31s", p->tok[i + 1].text);
+		}
 		i += 2;
 	} else if (!kernel_optional) {
 		return perr(p, p->ntok <= i ? 1 : p->tok[i].col,
@@ -382,7 +439,9 @@ static int parse_variant(struct parser *p)
 			return rc;
 		if ((like = scenario_variant(sc, old) + 1) == 0)
 			return perr(p, p->tok[3].col, "unknown variant '%s' (declare it with 'variant' first)", old);
-		memcpy(v->kernel, sc->var[like - 1].kernel, sizeof(v->kernel)); /* another variant's */
+		/* another variant's kernel, a version or a file */
+		memcpy(v->kernel, sc->var[like - 1].kernel, sizeof(v->kernel));
+		memcpy(v->kernel_file, sc->var[like - 1].kernel_file, sizeof(v->kernel_file));
 		sc->footprint[sc->nvar] = sc->footprint[like - 1];
 	} else if (p->based) {
 		return perr(p, p->tok[0].col, "a file with 'base' declares 'variant NEW like OLD \"...\"' variants");
@@ -813,28 +872,92 @@ static int parse_body_line(struct parser *p)
 	return push_step(p, &st);
 }
 
-/* 'drop FN ACT [ARG]': the last derived variant leaves out the steps of function FN doing ACT (on
- * object ARG, or with the cost or count ARG). */
-static int parse_drop(struct parser *p)
+static const char *const edit_names[] = {"drop", "replace", "insert", "insert"};
+
+/*
+ * 'drop FN ACT [ARG]', 'replace FN ACT [ARG]' and 'insert before|after FN ACT [ARG]': an edit of
+ * the last derived variant, to the steps of function FN doing ACT (on object ARG, or with the
+ * cost or count ARG).  Replace and insert open a block of steps, read up to its 'end'.
+ */
+static int parse_edit(struct parser *p)
 {
-	struct sc_drop *d = &p->drop[p->ndrop];
-	int v = p->sc->nvar - 1, rc;
+	struct sc_edit *e = &p->edit[p->nedit];
+	int v = p->sc->nvar - 1, i = 1, rc;
+	const char *w = p->tok[0].text;
 
 	if (v < 0 || !p->like[v])
-		return perr(p, p->tok[0].col, "'drop' follows a 'variant NEW like OLD' line (the variant it edits)");
-	if (p->ndrop == (int)(sizeof(p->drop) / sizeof(p->drop[0])))
-		return perr(p, p->tok[0].col, "too many 'drop' lines (at most 32)");
-	memset(d, 0, sizeof(*d));
-	if ((rc = want_ident(p, 1, "the function of the step", d->fn)) ||
-	    (rc = want_ident(p, 2, "the step's action (load, store, prefetchw, compute, ...)", d->act)) ||
-	    (p->ntok > 3 && (rc = want_ident(p, 3, "the step's object, cost or count", d->arg))) ||
-	    (rc = want_end_of_line(p, p->ntok > 3 ? 4 : 3)))
+		return perr(p, p->tok[0].col, "'%s' follows a 'variant NEW like OLD' line (the variant it edits)", w);
+	if (p->nedit == (int)(sizeof(p->edit) / sizeof(p->edit[0])))
+		return perr(p, p->tok[0].col, "too many 'drop', 'replace' and 'insert' lines (at most 32)");
+	memset(e, 0, sizeof(*e));
+	e->kind = !strcmp(w, "drop") ? ED_DROP : !strcmp(w, "replace") ? ED_REPLACE : ED_BEFORE;
+	if (e->kind == ED_BEFORE) {
+		if (p->ntok < 2 || (strcmp(p->tok[1].text, "before") && strcmp(p->tok[1].text, "after")))
+			return perr(p, p->ntok < 2 ? p->tok[0].col + 7 : p->tok[1].col,
+				    "expected 'before' or 'after' after 'insert' (insert before FN ACT [ARG])");
+		e->kind = strcmp(p->tok[1].text, "before") ? ED_AFTER : ED_BEFORE;
+		i = 2;
+	}
+	if ((rc = want_ident(p, i, "the function of the step", e->fn)) ||
+	    (rc = want_ident(p, i + 1, "the step's action (load, store, prefetchw, compute, ...)", e->act)) ||
+	    (p->ntok > i + 2 && (rc = want_ident(p, i + 2, "the step's object, cost or count", e->arg))) ||
+	    (rc = want_end_of_line(p, p->ntok > i + 2 ? i + 3 : i + 2)))
 		return rc;
-	d->variant = v;
-	d->line = p->line;
-	d->col = p->tok[0].col;
-	p->ndrop++;
+	e->variant = v;
+	e->line = p->line;
+	e->col = p->tok[0].col;
+	e->first = p->sc->nsteps;
+	p->nedit++;
+	if (e->kind != ED_DROP)
+		p->open_edit = p->nedit;
 	return 0;
+}
+
+/*
+ * The 'end' of a replace or insert block.  Its steps belong to no variant until the edit is
+ * applied (derive_variants); a 'when' or 'only' in it that leaves out the variant it edits would
+ * make a step that never runs, so it is refused.
+ */
+static int close_edit(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	struct sc_edit *e = &p->edit[p->open_edit - 1];
+	int rc;
+
+	if ((rc = want_end_of_line(p, 1)))
+		return rc;
+	e->last = sc->nsteps;
+	if (e->kind != ED_REPLACE && e->first == e->last)
+		return perr(p, p->tok[0].col, "the 'insert' of line %d has no steps (expected them before 'end')",
+			    e->line);
+	for (int s = e->first; s < e->last; s++) {
+		if (!(sc->step[s].variants & (1u << e->variant)))
+			return mm_fail(p->err, MM_EPARSE,
+				       "%s:%d:%d: a 'when' or 'only' that leaves out variant %s, which the '%s' of "
+				       "line %d edits: the step would never run",
+				       p->origin, sc->step[s].line_no, sc->step[s].col, sc->var[e->variant].name,
+				       edit_names[e->kind], e->line);
+		sc->step[s].variants = 0;
+	}
+	p->open_edit = 0;
+	return 0;
+}
+
+/* A line inside a replace or insert block: a step, as in a body, or the block's 'end'. */
+static int parse_edit_line(struct parser *p)
+{
+	static const char *const header[] = {"replace", "insert", "drop", "variant", "base", "scenario", "begin"};
+	const struct sc_edit *e = &p->edit[p->open_edit - 1];
+	const char *w = p->tok[0].text;
+
+	if (!strcmp(w, "end") && !p->depth)
+		return close_edit(p);
+	for (size_t k = 0; k < sizeof(header) / sizeof(header[0]); k++)
+		if (!strcmp(w, header[k]))
+			return perr(p, p->tok[0].col,
+				    "'%s' inside the '%s' of line %d (expected its steps, then 'end')", w,
+				    edit_names[e->kind], e->line);
+	return parse_body_line(p);
 }
 
 /* Bases being read on this thread: 'base' reads another file, which may name a base itself. */
@@ -869,6 +992,7 @@ static int parse_base(struct parser *p)
 		return perr(p, p->tok[1].col, "'%s' is a variant: 'base' takes a scenario (e.g. base page_fault)",
 			    p->tok[1].text);
 	}
+	snprintf(p->base_origin, sizeof(p->base_origin), "%s", sc->path);
 	snprintf(sc->path, sizeof(sc->path), "%s", origin);
 	sc->builtin = 0;
 	p->cap_obj = sc->nobj;
@@ -879,38 +1003,179 @@ static int parse_base(struct parser *p)
 	return 0;
 }
 
-/* The derived variants' steps: OLD's, less what their 'drop' lines take out. */
+/*
+ * Which steps run in the program of variant @bit: those with its bit inside blocks that all have
+ * it too (scenario_compile's rule).  A define called in two 'only' blocks puts its steps in
+ * both, with the bits of both; only one of them runs.
+ */
+static void live_steps(const struct scenario *sc, uint32_t bit, unsigned char *live)
+{
+	for (int s = 0; s < sc->nsteps; s++) {
+		const struct sc_step *st = &sc->step[s];
+		enum sc_act a = st->act;
+
+		live[s] = (st->variants & bit) != 0;
+		if (!live[s] && (a == SA_ONLY || a == SA_REPEAT || a == SA_EVERY || a == SA_AS || a == SA_CHOOSE)) {
+			memset(live + s, 0, (size_t)(st->match - s + 1));
+			s = st->match;
+		}
+	}
+}
+
+/* Whether step @s, which runs in the variant (@live), is the one edit @e names (function, action,
+ * and the object, cost or count when given). */
+static int edit_matches(const struct parser *p, const struct sc_edit *e, const unsigned char *live, int s)
+{
+	const struct scenario *sc = p->sc;
+	const struct sc_step *st = &sc->step[s];
+
+	if (!live[s] || st->fn < 0 || strcmp(sc->fn[st->fn], e->fn) || strcmp(act_names[st->act], e->act))
+		return 0;
+	return !e->arg[0] || !strcmp(st->obj >= 0 ? sc->obj[st->obj].name : st->name, e->arg);
+}
+
+/* The file whose lines step @s was written on: this one for a block's steps, else the base's. */
+static const char *step_origin(const struct parser *p, int s)
+{
+	for (int i = 0; i < p->nedit; i++)
+		if (s >= p->edit[i].first && s < p->edit[i].last)
+			return p->origin;
+	return p->based ? p->base_origin : p->origin;
+}
+
+/* A replace or insert that names more than one step: refused (a block goes in one place).  The
+ * first two steps' lines say where they are (a define called twice: its line twice). */
+static int edit_ambiguous(const struct parser *p, const struct sc_edit *e, int hits, const int *at)
+{
+	const struct scenario *sc = p->sc;
+	const char *o0 = step_origin(p, at[0]), *o1 = step_origin(p, at[1]);
+	const char *hint = e->arg[0] ? "write this variant out instead" : "name its object, cost or count too";
+	char where[1100];
+
+	if (o0 == o1)
+		snprintf(where, sizeof(where), "lines %d %s %d%s%s%s", sc->step[at[0]].line_no, hits > 2 ? "," : "and",
+			 sc->step[at[1]].line_no, hits > 2 ? ", ..." : "", o0 == p->origin ? "" : " of ",
+			 o0 == p->origin ? "" : o0);
+	else
+		snprintf(where, sizeof(where), "%s:%d, %s:%d%s", o0, sc->step[at[0]].line_no, o1,
+			 sc->step[at[1]].line_no, hits > 2 ? ", ..." : "");
+	return mm_fail(p->err, MM_EPARSE,
+		       "%s:%d:%d: step '%s %s%s%s' is in variant %s %d times (%s); '%s' edits one: %s", p->origin,
+		       e->line, e->col, e->fn, e->act, e->arg[0] ? " " : "", e->arg, sc->var[e->variant].name, hits,
+		       where, edit_names[e->kind], hint);
+}
+
+/* Apply edit @e to its variant: a drop takes out every step it names; a replace takes out the
+ * one step it names and puts its block in; an insert puts its block beside the step. */
+static int apply_edit(struct parser *p, struct sc_edit *e)
+{
+	static const char *const to[] = {"drop", "replace", "insert before", "insert after"};
+	struct scenario *sc = p->sc;
+	uint32_t bit = 1u << e->variant;
+	int hits = 0, at[2] = {0, 0}, rc = 0;
+	unsigned char *live = malloc((size_t)sc->nsteps);
+
+	if (!live)
+		return mm_fail(p->err, MM_ENOMEM, "out of memory");
+	live_steps(sc, bit, live);
+	for (int s = 0; s < sc->nsteps; s++)
+		if (edit_matches(p, e, live, s) && hits++ < 2)
+			at[hits - 1] = s;
+	if (!hits)
+		rc =
+		    mm_fail(p->err, MM_EPARSE, "%s:%d:%d: no step '%s %s%s%s' in variant %s to %s", p->origin, e->line,
+			    e->col, e->fn, e->act, e->arg[0] ? " " : "", e->arg, sc->var[e->variant].name, to[e->kind]);
+	else if (e->kind != ED_DROP && hits > 1)
+		rc = edit_ambiguous(p, e, hits, at);
+	for (int s = 0; !rc && (e->kind == ED_DROP || e->kind == ED_REPLACE) && s < sc->nsteps; s++)
+		if (edit_matches(p, e, live, s))
+			sc->step[s].variants &= ~bit;
+	for (int s = e->first; !rc && s < e->last; s++)
+		sc->step[s].variants |= bit;
+	e->anchor = at[0];
+	free(live);
+	return rc;
+}
+
+/* Step @s into @order, each block beside it too (before it, or after it in their lines' order);
+ * a block's own steps may have blocks beside them (a variant like a variant). */
+static void place_step(const struct parser *p, int s, int *order, int *n)
+{
+	for (int i = 0; i < p->nedit; i++)
+		if (p->edit[i].kind == ED_BEFORE && p->edit[i].anchor == s)
+			for (int k = p->edit[i].first; k < p->edit[i].last; k++)
+				place_step(p, k, order, n);
+	order[(*n)++] = s;
+	for (int i = 0; i < p->nedit; i++)
+		if ((p->edit[i].kind == ED_REPLACE || p->edit[i].kind == ED_AFTER) && p->edit[i].anchor == s)
+			for (int k = p->edit[i].first; k < p->edit[i].last; k++)
+				place_step(p, k, order, n);
+}
+
+/*
+ * The blocks of replace and insert were read where their lines are, before or after the steps;
+ * the program runs steps in their order, so each block moves beside the step it edits, and the
+ * matches of the blocks (repeat ... end) follow their steps.
+ */
+static int move_blocks(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	int n = 0, *order = malloc(2 * (size_t)sc->nsteps * sizeof(int)), *pos = order + sc->nsteps;
+	struct sc_step *moved = malloc((size_t)sc->nsteps * sizeof(*moved));
+
+	if (!order || !moved) {
+		free(order);
+		free(moved);
+		return mm_fail(p->err, MM_ENOMEM, "out of memory");
+	}
+	for (int s = 0; s < sc->nsteps; s++)
+		pos[s] = 0;
+	for (int i = 0; i < p->nedit; i++)
+		for (int k = p->edit[i].first; k < p->edit[i].last; k++)
+			pos[k] = 1; /* in a block: placed with it */
+	for (int s = 0; s < sc->nsteps; s++)
+		if (!pos[s])
+			place_step(p, s, order, &n);
+	for (int k = 0; k < n; k++) {
+		moved[k] = sc->step[order[k]];
+		pos[order[k]] = k;
+	}
+	for (int k = 0; k < n; k++) {
+		struct sc_step *st = &moved[k];
+
+		if (st->act >= SA_REPEAT) /* repeat, every, only, as, choose, else, end */
+			st->match = pos[st->match];
+		if (st->act == SA_CHOOSE && st->alt)
+			st->alt = pos[st->alt];
+	}
+	free(order);
+	free(sc->step);
+	sc->step = moved;
+	return 0;
+}
+
+/*
+ * The derived variants' steps: OLD's, then their edits in the order of their lines.  A variant
+ * comes after the variant it is like, so that one is whole (edits and all) when it is copied.
+ */
 static int derive_variants(struct parser *p)
 {
 	struct scenario *sc = p->sc;
+	int rc, blocks = 0;
 
-	for (int v = 0; v < sc->nvar; v++)
+	for (int v = 0; v < sc->nvar; v++) {
 		for (int s = 0; p->like[v] && s < sc->nsteps; s++)
 			if (sc->step[s].variants & (1u << (p->like[v] - 1)))
 				sc->step[s].variants |= 1u << v;
 			else
 				sc->step[s].variants &= ~(1u << v);
-	for (int i = 0; i < p->ndrop; i++) {
-		const struct sc_drop *d = &p->drop[i];
-		int hits = 0;
-
-		for (int s = 0; s < sc->nsteps; s++) {
-			struct sc_step *st = &sc->step[s];
-
-			if (st->fn < 0 || strcmp(sc->fn[st->fn], d->fn) || strcmp(act_names[st->act], d->act) ||
-			    !(st->variants & (1u << d->variant)))
-				continue;
-			if (d->arg[0] && strcmp(st->obj >= 0 ? sc->obj[st->obj].name : st->name, d->arg))
-				continue;
-			st->variants &= ~(1u << d->variant);
-			hits++;
-		}
-		if (!hits)
-			return mm_fail(p->err, MM_EPARSE, "%s:%d:%d: no step '%s %s%s%s' in variant %s to drop",
-				       p->origin, d->line, d->col, d->fn, d->act, d->arg[0] ? " " : "", d->arg,
-				       sc->var[d->variant].name);
+		for (int i = 0; i < p->nedit; i++)
+			if (p->edit[i].variant == v && (rc = apply_edit(p, &p->edit[i])))
+				return rc;
 	}
-	return 0;
+	for (int i = 0; i < p->nedit; i++)
+		blocks += p->edit[i].kind != ED_DROP;
+	return blocks ? move_blocks(p) : 0;
 }
 
 static int parse_line(struct parser *p)
@@ -919,15 +1184,18 @@ static int parse_line(struct parser *p)
 	const char *w = p->tok[0].text;
 	int rc;
 
+	if (p->open_edit)
+		return parse_edit_line(p);
 	if (p->in_body)
 		return parse_body_line(p);
 	if (!strcmp(w, "base"))
 		return parse_base(p);
-	if (!strcmp(w, "drop"))
-		return parse_drop(p);
+	if (!strcmp(w, "drop") || !strcmp(w, "replace") || !strcmp(w, "insert"))
+		return parse_edit(p);
 	if (p->based && strcmp(w, "variant"))
 		return perr(p, p->tok[0].col,
-			    "unknown keyword '%s' in a file with 'base' (expected 'variant NEW like OLD' or 'drop')",
+			    "unknown keyword '%s' in a file with 'base' (expected 'variant NEW like OLD', 'drop', "
+			    "'replace' or 'insert')",
 			    w);
 	if (!strcmp(w, "scenario")) {
 		if (sc->name[0])
@@ -1032,7 +1300,7 @@ static int parse_line(struct parser *p)
 	return perr(
 	    p, p->tok[0].col,
 	    "unknown keyword '%s' (expected scenario, base, title, op, mode, work, placement, field, lock, variant, "
-	    "drop, role, define or begin)",
+	    "drop, replace, insert, role, define or begin)",
 	    w);
 }
 
@@ -1072,6 +1340,15 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 	if (p.collecting) {
 		rc = mm_fail(err, MM_EPARSE, "%s:%d:1: define '%s' is never closed (expected 'end')", origin,
 			     p.def[p.ndef].first_line - 1, p.def[p.ndef].name);
+		goto fail;
+	}
+	if (p.open_edit) {
+		const struct sc_edit *e = &p.edit[p.open_edit - 1];
+
+		rc = mm_fail(err, MM_EPARSE,
+			     "%s:%d:%d: '%s' is never closed (expected 'end' after its steps, before the end of the "
+			     "file)",
+			     origin, e->line, e->col, edit_names[e->kind]);
 		goto fail;
 	}
 	if (!sc->name[0]) {

@@ -15,6 +15,7 @@
 #ifndef MMSIM_SCENARIO_H
 #define MMSIM_SCENARIO_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "lock.h"
 #include "mm_error.h"
@@ -76,7 +77,10 @@ struct sc_object {
 
 struct sc_variant {
 	char name[SC_NAME];
-	char kernel[32]; /* version, e.g. "5.11": kernel profile linux-5.11 */
+	char kernel[32]; /* version, e.g. "5.11": kernel profile linux-5.11; or the file word as written */
+	/* 'kernel FILE' (a word with '/' or ending in .conf or .ini): the profile's path, resolved
+	 * against the directory of the scenario file that names it; "" for a version */
+	char kernel_file[512];
 	char doc[256];
 	int line_no;
 };
@@ -138,6 +142,8 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 int scenario_load(struct scenario *sc, const char *name_or_path, int *variant, struct mm_error *err);
 void scenario_free(struct scenario *sc);
 int scenario_variant(const struct scenario *sc, const char *name);
+/* The kernel profile variant @v models, for profile_load: its file, or "linux-VERSION" in @buf. */
+const char *scenario_kernel_profile(const struct sc_variant *v, char *buf, size_t cap);
 const char *sc_scope_name(enum sc_scope s);
 const char *sc_act_name(enum sc_act a);
 

@@ -119,7 +119,7 @@ static int apply_layout(struct profile *p, const char *spec, struct mm_error *er
 static int load_kernel(struct run *r, const char *name, struct kernel_profile **out, struct mm_error *err)
 {
 	const char *whatif = strstr(name, WHATIF_SEP);
-	char base[256];
+	char base[1024];
 	int rc;
 
 	for (int i = 0; i < r->nks; i++)
@@ -215,7 +215,8 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 	for (v = first; v <= last && !rc; v++) {
 		int c = r->ncurves, dummy;
 		struct curve *cv = &r->curve[c];
-		char kname[64], wname[256];
+		char kbuf[64], wname[1024];
+		const char *kname;
 
 		if (c == RUN_MAX_CURVES) {
 			rc = mm_fail(err, MM_ERANGE, "too many curves (at most %d)", RUN_MAX_CURVES);
@@ -227,7 +228,8 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 		if (r->o.placement) /* checked by cmd_run: the command line over the scenario */
 			topo_placement_parse(r->o.placement, &r->sc[c].placement);
 		r->var[c] = v;
-		snprintf(kname, sizeof(kname), "linux-%s", sc.var[v].kernel);
+		/* the variant's own: linux-VERSION, or the file its 'kernel FILE' names */
+		kname = scenario_kernel_profile(&sc.var[v], kbuf, sizeof(kbuf));
 		if (!kernel)
 			kernel = r->o.kernel;
 		if (r->whatif_pass) { /* the same kernel, with --layout-what-if's lines */

@@ -58,7 +58,7 @@ struct opts {
 
 /* A kernel profile loaded once for the curves that use it. */
 struct kernel_slot {
-	char key[256];
+	char key[1024];
 	struct profile prof;
 	struct kernel_profile k;
 };

@@ -973,6 +973,14 @@ static void test_load_errors(void **state)
 	"role w tasks 2\n"              \
 	"begin\n"
 
+/* A variant b like a, before 'begin', for its replace and insert lines (line 6 on). */
+#define LIKE                            \
+	"scenario x\n"                  \
+	"variant a kernel 5.11 \"A\"\n" \
+	"field f scope mm\n"            \
+	"field g scope mm\n"            \
+	"variant b like a \"B\"\n"
+
 struct bad {
 	const char *text;
 	int code;
@@ -1132,6 +1140,34 @@ static const struct bad bad_cases[] = {
     {"scenario x\nrole a tasks 1\nrole b tasks 1\nrole c tasks 1\nrole d tasks 1\nrole e tasks 1\n"
      "role f tasks 1\nrole g tasks 1\nrole h tasks 1\nrole i tasks 1\n",
      MM_EPARSE, "bad.scn:10:1: ", "too many roles (at most 8)"},
+    /* replace and insert blocks of a 'variant NEW like OLD' (LIKE: its line 5) */
+    {LIKE "replace fn load g\n  fn fence\nend\nbegin\n  fn load f\n", MM_EPARSE,
+     "bad.scn:6:1: ", "no step 'fn load g' in variant b to replace"},
+    {LIKE "insert before fn fence\n  fn fence\nend\nbegin\n  fn load f\n", MM_EPARSE,
+     "bad.scn:6:1: ", "no step 'fn fence' in variant b to insert before"},
+    {LIKE "replace fn load\n  fn fence\nend\nbegin\n  fn load f\n  fn load g\n", MM_EPARSE,
+     "bad.scn:6:1: ", "step 'fn load' is in variant b 2 times (lines 10 and 11); 'replace' edits one: name its"},
+    {LIKE "replace fn load f\n  fn fence\n", MM_EPARSE, "bad.scn:6:1: ", "'replace' is never closed"},
+    {LIKE "replace fn load f\n  repeat 2\n    fn fence\n  end\n", MM_EPARSE,
+     "bad.scn:6:1: ", "'replace' is never closed"},
+    {LIKE "insert after fn load f\n  insert after fn load g\n", MM_EPARSE,
+     "bad.scn:7:3: ", "'insert' inside the 'insert' of line 6"},
+    {LIKE "replace fn load f\n  fn fence\nbegin\n", MM_EPARSE,
+     "bad.scn:8:1: ", "'begin' inside the 'replace' of line 6"},
+    {LIKE "replace fn load f\n  fn fence\n  fn lock l read\nend\n", MM_EPARSE,
+     "bad.scn:8:11: ", "unknown lock 'l' (declare it with 'lock' first)"},
+    {LIKE "replace fn load f\n  end\n  fn fence\n", MM_EPARSE, "bad.scn:8:3: ", "unknown keyword 'fn'"},
+    {LIKE "replace fn load f\n  only a\n    fn fence\n  end\nend\nbegin\n  fn load f\n", MM_EPARSE,
+     "bad.scn:7:3: ", "a 'when' or 'only' that leaves out variant b, which the 'replace' of line 6 edits"},
+    {LIKE "insert after fn load f\nend\n", MM_EPARSE, "bad.scn:7:1: ", "the 'insert' of line 6 has no steps"},
+    {LIKE "insert fn load f\n", MM_EPARSE, "bad.scn:6:8: ", "expected 'before' or 'after' after 'insert'"},
+    {"scenario x\nvariant a kernel 5.11 \"A\"\nreplace fn load f\nend\n", MM_EPARSE,
+     "bad.scn:3:1: ", "'replace' follows a 'variant NEW like OLD' line"},
+    /* a kernel profile file: there, or an error at its word (a path without '/' is the file's dir's) */
+    {"scenario x\nvariant a kernel nosuch.conf \"A\"\n", MM_EPARSE,
+     "bad.scn:2:18: ", "kernel profile './nosuch.conf': cannot open: No such file or directory"},
+    {"scenario x\nvariant a kernel 5.11 \"A\"\nvariant b like a kernel sub/k.ini \"B\"\n", MM_EPARSE,
+     "bad.scn:3:25: ", "kernel profile './sub/k.ini': cannot open"},
     /* empty files, and an operation with no steps */
     {"", MM_EPARSE, "bad.scn:1:1: ", "empty scenario (expected 'scenario NAME')"},
     {"# nothing but a comment\n\n", MM_EPARSE, "bad.scn:1:1: ", "empty scenario"},
@@ -1243,6 +1279,141 @@ static void test_empty_variant_list(void **state)
 	assert_true(!strncmp(err.msg, "bad.scn:8:8: ", 13));
 }
 
+/* ---- what-if edits: replace and insert blocks, kernel profile files ------- */
+
+static const char edit_scn[] = "scenario x\n"
+			       "variant a kernel 5.11 \"A\"\n"
+			       "field f scope mm\n"
+			       "field g scope mm\n"
+			       "variant b like a \"B\"\n"
+			       "replace x2 load f\n" /* line 6 */
+			       "  x5 store g\n"
+			       "  repeat 3\n"
+			       "    x6 load g\n"
+			       "  end\n"
+			       "end\n"
+			       "insert before x1 load f\n" /* line 12 */
+			       "  x0 fence\n"
+			       "end\n"
+			       "variant c like b \"C\"\n"
+			       "insert after x6 load\n" /* one of b's own steps */
+			       "  x7 fence\n"
+			       "end\n"
+			       "begin\n"
+			       "  x1 load f\n" /* line 20 */
+			       "  x2 load f\n"
+			       "  x4 store f\n";
+
+/* Blocks read before 'begin' run where the step they edit is, in the variant (and a variant like
+ * it) alone; their repeat is matched in its new place. */
+static void test_replace_insert(void **state)
+{
+	static const char *const fa[] = {"x1", "x2", "x4"};
+	static const enum sc_act aa[] = {SA_LOAD, SA_LOAD, SA_STORE};
+	static const int la[] = {20, 21, 22};
+	static const char *const fb[] = {"x0", "x1", "x5", NULL, "x6", NULL, "x4"};
+	static const enum sc_act ab[] = {SA_FENCE, SA_LOAD, SA_STORE, SA_REPEAT, SA_LOAD, SA_END, SA_STORE};
+	static const int lb[] = {13, 20, 7, 8, 9, 10, 22};
+	static const char *const fc[] = {"x0", "x1", "x5", NULL, "x6", "x7", NULL, "x4"};
+	static const enum sc_act ac[] = {SA_FENCE, SA_LOAD, SA_STORE, SA_REPEAT, SA_LOAD, SA_FENCE, SA_END, SA_STORE};
+	static const int lc[] = {13, 20, 7, 8, 9, 17, 10, 22};
+	struct scenario sc;
+	struct kern kk;
+	struct program pa, pb, pc;
+
+	(void)state;
+	parse_ok(&sc, "edit.scn", edit_scn);
+	for (int s = 0; s < sc.nsteps; s++)
+		if (sc.step[s].act == SA_REPEAT)
+			assert_int_equal(sc.step[sc.step[s].match].match, s);
+	load_kernel_file(&kk, K511_PATH);
+	compile_ok(&sc, 0, &kk.k, &pa);
+	compile_ok(&sc, 1, &kk.k, &pb);
+	compile_ok(&sc, 2, &kk.k, &pc);
+	check_prog(&sc, &pa, 3, fa, aa, la);
+	check_prog(&sc, &pb, 7, fb, ab, lb);
+	check_prog(&sc, &pc, 8, fc, ac, lc);
+	assert_int_equal(pb.insn[3].match, 5);
+	assert_int_equal(pb.insn[3].count, 3);
+	assert_int_equal(pc.insn[6].match, 3);
+	program_free(&pa);
+	program_free(&pb);
+	program_free(&pc);
+	profile_free(&kk.p);
+	scenario_free(&sc);
+}
+
+/* A drop after a replace may take a step of its block out; a variant like the edited one has
+ * every edit; a step in an 'only' block of another variant is not the variant's. */
+static void test_edits_in_order(void **state)
+{
+	static const char text[] = "scenario x\n"
+				   "variant a kernel 5.11 \"A\"\n"
+				   "variant o kernel 5.11 \"O\"\n"
+				   "field f scope mm\n"
+				   "variant b like a \"B\"\n"
+				   "replace x1 load f\n"
+				   "  x2 fence\n"
+				   "  x3 fence\n"
+				   "end\n"
+				   "drop x2 fence\n"
+				   "variant c like b \"C\"\n"
+				   "begin\n"
+				   "  x1 load f\n"
+				   "  only o\n"
+				   "    x1 load f\n"
+				   "  end\n";
+	static const char *const f[] = {"x3"};
+	static const enum sc_act act[] = {SA_FENCE};
+	static const int l[] = {8};
+	struct scenario sc;
+	struct kern kk;
+	struct program pb, pc;
+
+	(void)state;
+	parse_ok(&sc, "order.scn", text);
+	load_kernel_file(&kk, K511_PATH);
+	compile_ok(&sc, 2, &kk.k, &pb);
+	compile_ok(&sc, 3, &kk.k, &pc);
+	check_prog(&sc, &pb, 1, f, act, l);
+	check_prog(&sc, &pc, 1, f, act, l);
+	program_free(&pb);
+	program_free(&pc);
+	profile_free(&kk.p);
+	scenario_free(&sc);
+}
+
+/* 'kernel FILE' is the file's, against the scenario file's directory; 'like' carries it over,
+ * 'kernel VERSION' after 'like' clears it. */
+static void test_kernel_file(void **state)
+{
+	static const char text[] = "scenario x\n"
+				   "variant a kernel ../data/kernels/linux-6.8.conf \"A\"\n"
+				   "variant b like a \"B\"\n"
+				   "variant c like a kernel 6.6 \"C\"\n"
+				   "field f scope mm\n"
+				   "begin\n"
+				   "  x load f\n";
+	const char *path = MMSIM_SOURCE_DIR "/scenarios/../data/kernels/linux-6.8.conf";
+	struct scenario sc;
+	struct mm_error err = {0};
+	char buf[64];
+
+	(void)state;
+	parse_ok(&sc, MMSIM_SOURCE_DIR "/scenarios/k.scn", text);
+	assert_string_equal(sc.var[0].kernel_file, path);
+	assert_string_equal(sc.var[0].kernel, "../data/kernels/linux-6.8.conf");
+	assert_string_equal(sc.var[1].kernel_file, path);
+	assert_string_equal(scenario_kernel_profile(&sc.var[1], buf, sizeof(buf)), path);
+	assert_string_equal(sc.var[2].kernel_file, "");
+	assert_string_equal(scenario_kernel_profile(&sc.var[2], buf, sizeof(buf)), "linux-6.6");
+	scenario_free(&sc);
+	/* a built-in scenario names its kernels by version */
+	assert_int_equal(scenario_parse(&sc, "builtin:scenarios/k.scn", text, &err), MM_EPARSE);
+	assert_string_equal(err.msg, "builtin:scenarios/k.scn:2:18: a built-in scenario names its kernel by version "
+				     "(e.g. kernel 6.6), found '../data/kernels/linux-6.8.conf'");
+}
+
 /* ---- project rule: builtin scenarios use named costs only ----------------- */
 
 static void test_builtin_scenarios_named_costs(void **state)
@@ -1331,6 +1502,9 @@ int main(void)
 	    cmocka_unit_test(test_long_names),
 	    cmocka_unit_test(test_numbers_accepted),
 	    cmocka_unit_test(test_placement),
+	    cmocka_unit_test(test_replace_insert),
+	    cmocka_unit_test(test_edits_in_order),
+	    cmocka_unit_test(test_kernel_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
