@@ -235,8 +235,10 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 		if (r->whatif_pass) { /* the same kernel, with --layout-what-if's lines */
 			snprintf(wname, sizeof(wname), "%s" WHATIF_SEP "%s", kernel ? kernel : kname,
 				 r->o.layout_whatif);
-			if ((rc = whatif_fields(&sc, r->o.layout_whatif, err)))
+			if ((rc = whatif_fields(&sc, r->o.layout_whatif, err))) {
+				scenario_free(&r->sc[c]);
 				break;
+			}
 		}
 		if ((rc = load_kernel(r,
 				      r->whatif_pass ? wname
