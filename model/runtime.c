@@ -133,7 +133,7 @@ static void service(struct rt *s, int li)
 			l->c.transfers++;
 			l->c.transfer_ps += c;
 			moved = 1;
-			if (s->counting)
+			if (s->xfer)
 				s->xfer[(size_t)li * COH_NSOURCES + r->source]++;
 		}
 		line_apply(s, l, r->cpu, r->op);
@@ -444,8 +444,7 @@ int rt_alloc_lines(struct rt *s, int nlines)
 	s->line = calloc(nlines, sizeof(*s->line));
 	s->req = calloc(RQ_SLOTS * s->ntasks, sizeof(*s->req));
 	s->picked = calloc(RQ_SLOTS * s->ntasks, sizeof(int32_t));
-	s->xfer = calloc((size_t)nlines * COH_NSOURCES + 1, sizeof(uint64_t));
-	if (!s->line || !s->req || !s->picked || !s->xfer)
+	if (!s->line || !s->req || !s->picked)
 		return mm_fail(s->err, MM_ENOMEM, "out of memory for %d cache lines", nlines);
 	return 0;
 }

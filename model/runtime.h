@@ -88,10 +88,9 @@ struct rt {
 	double *bw_sum; /* per node: streaming fractions of its awake tasks */
 	const struct rt_client *client;
 	double relief; /* > 0: the factor of what a relieved line, holder or wake-up costs */
-	/* per line, COH_NSOURCES counts: the transfers granted while @counting, by where they came
-	 * from (coh_source); what perf c2c sorts by (rt_alloc_lines makes it) */
+	/* NULL, or per line COH_NSOURCES counts: the transfers granted since the layer above made
+	 * it, by where they came from (coh_source); what perf c2c sorts by.  rt_free frees it. */
 	uint64_t *xfer;
-	int counting;
 };
 
 static inline struct rt_task *rt_task(const struct rt *r, int id)

@@ -132,6 +132,16 @@ static double run_fraction(const struct sim *s, int measuring, uint64_t e0, uint
 	return f < 0.99 ? f : 0.99;
 }
 
+/* From the window's start, an explain run (cfg->steps) counts each line's transfers by source,
+ * for its c2c view; other runs do not pay for it.  0 or MM_ENOMEM. */
+static int count_transfers(struct sim *s)
+{
+	if (!s->cfg->steps)
+		return 0;
+	s->rt.xfer = calloc((size_t)s->rt.nlines * COH_NSOURCES + 1, sizeof(uint64_t));
+	return s->rt.xfer ? 0 : mm_fail(s->rt.err, MM_ENOMEM, "out of memory for line statistics");
+}
+
 int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_error *err)
 {
 	struct sim s;
@@ -218,7 +228,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 
 	/* every task starts at time 0, as after will-it-scale's start gate; when measuring
 	 * throughput, each at a random point of its operation (skip_ahead) */
-	s.measuring = s.rt.counting = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
+	s.measuring = cfg->ops_per_task > 0; /* fixed work: the whole run is the window */
+	if (s.measuring && (rc = count_transfers(&s)))
+		goto out;
 	for (int i = 0; i < s.rt.ntasks; i++) {
 		if (cfg->ops_per_task <= 0 && !cfg->aligned_start)
 			sim_skip_ahead(&s, &s.task[i]);
@@ -258,7 +270,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			for (size_t k = 0; s.rstep && k < (size_t)nslots * s.prog->n; k++)
 				s.rstep[k].ps = s.rstep[k].n = 0;
 			s.win_t0 = t0;
-			s.measuring = s.rt.counting = 1;
+			s.measuring = 1;
+			if ((rc = count_transfers(&s)))
+				goto out;
 			o0 = s.ops_done;
 			for (int li = 0; li < s.rt.nlines; li++)
 				s.line_t0[li] = (double)s.rt.line[li].busy_ps;
@@ -395,7 +409,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		res->lines[l->stat].grants += l->c.grants;
 		res->lines[l->stat].transfers += l->c.transfers;
 		res->lines[l->stat].transfer_ns += l->c.transfer_ps / 1000.0;
-		for (int k = 0; k < COH_NSOURCES; k++)
+		for (int k = 0; k < COH_NSOURCES && s.rt.xfer; k++)
 			res->lines[l->stat].xfer[k] += s.rt.xfer[(size_t)li * COH_NSOURCES + k];
 	}
 	rc = 0;
