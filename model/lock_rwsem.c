@@ -4,9 +4,13 @@
  * behaviour that changed in the kernel's history a key of the kernel
  * profile's [rwsem] section (rwsem_keys[] below, with the commits), over a
  * preset picked by [kernel] rwsem_era:
- *   3.x  - lib/rwsem.c: xadd on count, no owner field, no optimistic
- *          spinning; waiters sleep in FIFO order; a wake-up grants the
- *          readers at the head of the queue.
+ *   3.x  - lib/rwsem.c of 3.9: xadd on count, no owner field, no
+ *          optimistic spinning; waiters sleep in FIFO order; a wake-up
+ *          grants the readers at the head of the queue, or wakes the
+ *          writer there, which retries.  3.8 handed that writer the lock
+ *          (writer_wake_grant); x86 3.10 to 5.1 let down_write's fast path
+ *          take a lock with waiters but nobody active
+ *          (writer_fastpath_steal).
  *   5.3  - (5.3 to 5.10) count + owner; a reader that gets the lock reads
  *          owner (keeping RWSEM_NONSPINNABLE) and writes it; writers spin
  *          optimistically (osq) while the owner runs, and for a bounded time
@@ -22,7 +26,9 @@
  *     (test-and-set rather than the MCS queue of a qspinlock);
  *   - a wake-up with a reader at the head grants the lock to the leading
  *     readers (3.x) or to every queued reader, up to 256 (5.3+, phase-fair
- *     rwsem_mark_wake); a woken writer retries and may lose to a spinner;
+ *     rwsem_mark_wake); a woken writer retries and may lose to a spinner,
+ *     a stealing reader or a fast-path writer, unless writer_wake_grant
+ *     made it the owner before waking it;
  *   - writers spin on the count line; each spin round also reads owner.
  */
 #include "coherence.h"
@@ -38,7 +44,7 @@ enum { M_READ = 1, M_WRITE = 2 };
 
 /*
  * The behaviours that changed in the kernel's history, one [rwsem] key each (README, "Locks").
- * rwsem_era picks a preset (3.x: lib/rwsem.c as of 3.8; 5.3: 5.3 to 5.10; 5.11; 6.x), and a
+ * rwsem_era picks a preset (3.x: lib/rwsem.c as of 3.9; 5.3: 5.3 to 5.10; 5.11; 6.x), and a
  * kernel profile may set any key over it.
  */
 enum {
@@ -53,6 +59,8 @@ enum {
 	K_WAKE_AFTER_UNLOCK,
 	K_WRITER_QUEUE_RMW,
 	K_READER_SPIN_ADAPTIVE,
+	K_WRITER_WAKE_GRANT,
+	K_WRITER_FASTPATH_STEAL,
 	K_NKEYS
 };
 
@@ -94,6 +102,18 @@ static const struct lk_key rwsem_keys[] = {
 				"readers) when it entered the slow path sets RD_NONSPINNABLE once it owns the "
 				"lock, and readers do not spin while it stays: readers keep it, a writer's owner "
 				"store clears it (5.3 5cfd92e12e13; gone with reader spinning in 5.11)"},
+    [K_WRITER_WAKE_GRANT] = {"writer_wake_grant", 0, 1, 1,
+			     "a wake-up with a writer first hands it the lock: the waker adds the write bias "
+			     "under wait_lock and, nobody being active, dequeues the writer, which owns the lock "
+			     "asleep (lib/rwsem.c __rwsem_do_wake up to 3.8); 0: the writer is only woken and "
+			     "retries, and others may take the lock first (3.9, Alex Shi's 'rwsem: steal "
+			     "writing sem for better performance')"},
+    [K_WRITER_FASTPATH_STEAL] = {"writer_fastpath_steal", 0, 1, 1,
+				 "down_write's xadd also takes a lock that has waiters but nobody active (count "
+				 "== RWSEM_WAITING_BIAS), with no slow path and no wait_lock, ahead of the woken "
+				 "head (x86 3.10 to 5.1: fe6e674c6187 and its asm fast path; 5.2's generic C "
+				 "__down_write and 5.3's cmpxchg from 0, 64489e78004c, do not); 0: the fast path "
+				 "takes only a free lock with no waiters"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -102,17 +122,17 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
-	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive;
+	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal;
 	sim_time_t handoff_ps; /* 0: no handoff */
 	int handoff;	       /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -133,6 +153,7 @@ struct rwsem_task {
 	sim_time_t spin_since; /* when its optimistic spin began */
 	uint64_t seen;	       /* count-word version seen by a trylock's load */
 	int saw_nonspinnable;  /* a writer: RWSEM_NONSPINNABLE was set when it entered the slow path */
+	int handed;	       /* a queued writer: the waker handed it the lock (writer_wake_grant) */
 };
 
 #define R(lk) ((struct rwsem_state *)lk_priv(lk))
@@ -168,6 +189,8 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->wake_after_unlock = v[K_WAKE_AFTER_UNLOCK] != 0;
 	r->writer_queue_rmw = v[K_WRITER_QUEUE_RMW] != 0;
 	r->reader_spin_adaptive = v[K_READER_SPIN_ADAPTIVE] != 0;
+	r->writer_wake_grant = v[K_WRITER_WAKE_GRANT] != 0;
+	r->writer_fastpath_steal = v[K_WRITER_FASTPATH_STEAL] != 0;
 	r->wl_holder = -1;
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
@@ -333,6 +356,36 @@ static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int
 	}
 }
 
+/* writer_wake_grant: the writer at the head of the queue, not woken yet, that rwsem_wake will try to
+ * hand the lock to (3.8 __rwsem_do_wake; not after a downgrade, RWSEM_WAKE_READ_OWNED); -1: none. */
+static int grant_candidate(struct rt *s, const struct lock_inst *lk, int read_owned)
+{
+	int mode, first = lk_wq_first(lk, &mode);
+
+	if (!R(lk)->writer_wake_grant || read_owned || first < 0 || mode != M_WRITE || lk_state_of(s, first)->granted)
+		return -1;
+	return first;
+}
+
+/* The waker's xadd of the write bias found nobody active: the head writer @w is dequeued and owns
+ * the lock before it is woken (3.8 __rwsem_do_wake, "No active lock"), so nobody can take it
+ * during the wake-up. */
+static void hand_to_writer(struct rt *s, struct rt_task *t, struct lock_inst *lk, int w)
+{
+	struct lk_task *ws = lk_state_of(s, w);
+
+	if (R(lk)->handoff) {
+		R(lk)->handoff = 0;
+		lk_count_stat(lk, LKS_HANDOFF);
+	}
+	wq_remove(lk, w);
+	take_write_slow(lk, ws, w);
+	RT(ws)->handed = 1;
+	ws->granted = 1;
+	lk_count_stat(lk, LKS_WAKE);
+	wake(s, t, lk, w, -1); /* rwsem_wake's single wake_up_process */
+}
+
 /* Leave the osq; the next optimistic spinner becomes its head. */
 static int osq_leave(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 {
@@ -375,7 +428,9 @@ enum {
 	P_TRY_CMPXCHG,
 	P_REL_OWNER, /* up_write: clear owner */
 	P_REL_COUNT,
-	P_WAKE_WL, /* rwsem_wake: wait_lock, mark_wake, drop */
+	P_WAKE_WL,    /* rwsem_wake: wait_lock, mark_wake, drop */
+	P_WAKE_GRANT, /* writer_wake_grant: xadd of the write bias for the head writer */
+	P_WAKE_UNDO,  /* someone was active: undo it, and try again if the lock went free */
 	P_WAKE_DROP,
 };
 
@@ -396,7 +451,10 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				lk->nreaders++;
 				lk->version++;
 				st->phase = P_RD_OWNER;
-			} else if (!rd && lk->holder < 0 && !lk->nreaders && !lk->wq_len && !R(lk)->handoff) {
+			} else if (!rd && lk->holder < 0 && !lk->nreaders && !R(lk)->handoff &&
+				   (!lk->wq_len || R(lk)->writer_fastpath_steal)) {
+				/* writer_fastpath_steal (3.10-5.2): the xadd of WRITE_BIAS also wins on
+				 * count == WAITING_BIAS, waiters queued and nobody active */
 				take_write(lk, me);
 				lk->version++;
 				st->phase = P_OWNER;
@@ -486,7 +544,9 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (rd)
 				return LK_DONE; /* the waker counted us in */
 			st->granted = 0;
-			st->phase = P_WR_RETRY;
+			/* writer_wake_grant: the waker made us the owner; else retry the lock */
+			st->phase = RT(st)->handed ? P_OWNER : P_WR_RETRY;
+			RT(st)->handed = 0;
 			break;
 		case P_TAKEN_WL:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
@@ -679,8 +739,29 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				return LK_WAIT;
 			if (st->what != LK_DOWNGRADE)
 				R(lk)->nonspinnable = 0; /* the last one out: clear_nonspinnable() */
+			if (grant_candidate(s, lk, st->what == LK_DOWNGRADE) >= 0) {
+				st->phase = P_WAKE_GRANT;
+				break;
+			}
 			mark_wake(s, t, lk, st->what == LK_DOWNGRADE);
 			st->phase = P_WAKE_DROP;
+			break;
+		case P_WAKE_GRANT: /* 3.8 __rwsem_do_wake: rwsem_atomic_update(ACTIVE_WRITE_BIAS ...) */
+			if (!rt_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			lk->version++;
+			if (lk->holder < 0 && !lk->nreaders) {
+				hand_to_writer(s, t, lk, grant_candidate(s, lk, 0));
+				st->phase = P_WAKE_DROP;
+			} else {
+				st->phase = P_WAKE_UNDO; /* "some one grabbed the sem already" */
+			}
+			break;
+		case P_WAKE_UNDO: /* rwsem_atomic_update(-adjustment): still active, leave it to them */
+			if (!rt_access(s, t, cnt, COH_RMW))
+				return LK_WAIT;
+			lk->version++;
+			st->phase = lk->holder < 0 && !lk->nreaders ? P_WAKE_GRANT : P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))

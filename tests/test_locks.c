@@ -23,9 +23,10 @@ static const char *mixed_scn =
     "  f unlock L write\n  f trylock L read\n  f compute 50ns\n  f unlock L read\n"
     "  f lock L write\n  f compute 50ns\n  f downgrade L\n  f compute 50ns\n  f unlock L read\n";
 
-static void contract(const struct lock_design *d, const char *era, int fixed)
+/* @keys: [rwsem] entries over the era's preset ("" for none) */
+static void contract(const struct lock_design *d, const char *era, const char *keys, int fixed)
 {
-	char hw[1024], k[512], scn[1024];
+	char hw[1024], k[512], kt[1024], scn[1024];
 	const int shared = d->caps & LK_CAP_SHARED;
 	const char *type = !strcmp(d->kind, "spinlock") ? "spinlock" : d->kind;
 	struct tworld w;
@@ -33,13 +34,14 @@ static void contract(const struct lock_design *d, const char *era, int fixed)
 
 	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "local-first", 4, 0.02);
 	t_kernel_text(k, sizeof(k), "qspinlock", era);
+	snprintf(kt, sizeof(kt), "%s%s%s", k, *keys ? "[rwsem]\n" : "", keys);
 	if (shared && (d->caps & LK_CAP_DOWNGRADE))
 		snprintf(scn, sizeof(scn), mixed_scn, type);
 	else if (shared)
 		snprintf(scn, sizeof(scn), exclusive_scn, type, " write", " write");
 	else
 		snprintf(scn, sizeof(scn), exclusive_scn, type, "", "");
-	t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, k, scn);
+	t_world(&w, "pack:2 numa:1 l3:2 core:2 pu:2", hw, kt, scn);
 	struct sim_config c = t_cfg(&w, 12);
 
 	c.lock_design_override = d->name;
@@ -51,7 +53,7 @@ static void contract(const struct lock_design *d, const char *era, int fixed)
 
 	assert_string_equal(st->design, d->name);
 	if (st->violations)
-		fail_msg("%s (era %s, %s): %llu mutual exclusion violations", d->name, era,
+		fail_msg("%s (era %s %s, %s): %llu mutual exclusion violations", d->name, era, keys,
 			 fixed ? "fixed work" : "throughput", (unsigned long long)st->violations);
 	/* acquires = releases, up to the tasks inside at the end */
 	for (int m = 0; m < 2; m++) {
@@ -76,8 +78,8 @@ static void contract(const struct lock_design *d, const char *era, int fixed)
 static void every_design_keeps_the_contract(void **state)
 {
 	for (int i = 0; lock_designs[i]; i++) {
-		contract(lock_designs[i], "6.x", 0);
-		contract(lock_designs[i], "6.x", 1);
+		contract(lock_designs[i], "6.x", "", 0);
+		contract(lock_designs[i], "6.x", "", 1);
 	}
 }
 
@@ -86,8 +88,12 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
 	static const char *const eras[] = {"3.x", "5.3", "5.11", "6.x"};
 
 	for (int e = 0; e < 4; e++) {
-		contract(lock_design_find("rwsem"), eras[e], 0);
-		contract(lock_design_find("rwsem"), eras[e], 1);
+		contract(lock_design_find("rwsem"), eras[e], "", 0);
+		contract(lock_design_find("rwsem"), eras[e], "", 1);
+		/* 3.8's hand-over and 3.10's fast-path steal, over every era's other behaviours */
+		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 0);
+		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 1);
+		contract(lock_design_find("rwsem"), eras[e], "writer_fastpath_steal = 1\n", 1);
 	}
 }
 
@@ -742,6 +748,118 @@ static void rwsem_wake_after_unlock_by_hand(void **state)
 		fail_msg("the newcomer's down_write: %.3f us less on a CPU, expected about 0.55", saved_us);
 }
 
+/*
+ * The world of the writer_wake_grant and writer_fastpath_steal answers: writer a holds the lock
+ * 50 us from time 0; writer w queues at 1 us and sleeps (no spinning: the 3.x preset, or
+ * writer_spin = 0); a's release (a little after 50 us) wakes w, whose wake-up takes 0.75 to
+ * 1.25 us.  A third task x, a writer or a reader (@xmode), comes at 50.5 us, in that gap, and
+ * holds the lock 5 us if it gets it: longer than what is left of w's wake-up, so a woken w that
+ * retries finds x there and sleeps again.  The step of x's lock is called "xl".
+ */
+static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
+{
+	char scn[1024];
+	struct tworld w;
+	struct sim_step_stats st[64];
+	int pc_xl = -1;
+
+	snprintf(scn, sizeof(scn),
+		 "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+		 "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nbegin\n"
+		 "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+		 "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+		 "  as x\n    f compute 50500ns\n    xl lock L %s\n    f compute 5000ns\n    f unlock L %s\n  end\n",
+		 xmode, xmode);
+	memset(st, 0, sizeof(st));
+	rw_world(&w, era, keys, "pack:1 numa:1 core:8 pu:1", scn);
+	assert_true(w.prog.n < 64);
+	for (int pc = 0; pc < w.prog.n; pc++)
+		if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "xl"))
+			pc_xl = pc;
+	assert_true(pc_xl >= 0);
+	struct sim_config c = t_cfg(&w, 3);
+
+	c.ops_per_task = 1;
+	c.steps = st;
+	t_run(&c, r);
+	assert_int_equal(r->locks[0].violations, 0);
+	assert_true(st[pc_xl].visits == 1);
+	*xl_on_ns = sim_step_on_ps(&st[pc_xl]) / 1e3;
+	t_world_free(&w);
+}
+
+/*
+ * writer_wake_grant, by hand, in the world above.  With the key (3.8 __rwsem_do_wake) a's
+ * release hands w the lock before waking it: w owns it asleep, so x cannot get it in the gap; x
+ * queues and sleeps, and w, woken once, goes straight on.  Without (3.9+) w is only woken and x
+ * takes the free lock first, so w sleeps twice.  Two kinds of x:
+ *   - a reader, with reader_steal (6.x, writer_spin = 0): its fast path fails on w either way
+ *     (both locks contended); without the key it steals the lock in its slow path and no reader
+ *     is woken; with it, it finds w the owner, queues, and w's release wakes it: 1;
+ *   - a writer, with writer_fastpath_steal (3.x): without the key its fast path takes the lock,
+ *     so only w's lock is contended, and x's down_write costs its one xadd: 35 ns (below); with
+ *     it, the xadd finds w the owner: both are contended, and x queues: the xadd, wait_lock's RMW
+ *     and count's (hits: 6 + 6) and the store dropping wait_lock (1), 48 ns; w's release then
+ *     hands x the lock in turn, so x does not retry after its wake-up.
+ * Sleeps and wake-ups are 2 each way: w twice, or w once and x once.
+ */
+static void rwsem_writer_wake_grant_by_hand(void **state)
+{
+	struct sim_result on, off;
+	double on_ns, off_ns;
+
+	rw_gap_run("6.x", "writer_spin = 0\nreader_steal = 1\nwriter_wake_grant = 1\n", "read", &on, &on_ns);
+	rw_gap_run("6.x", "writer_spin = 0\nreader_steal = 1\nwriter_wake_grant = 0\n", "read", &off, &off_ns);
+	assert_int_equal(on.locks[0].read_wakeups, 1);
+	assert_int_equal(off.locks[0].read_wakeups, 0);
+	assert_int_equal(on.locks[0].contended, 2); /* the reader's fast path fails on w either way */
+	assert_int_equal(off.locks[0].contended, 2);
+	assert_int_equal(on.locks[0].sleeps, 2);
+	assert_int_equal(off.locks[0].sleeps, 2);
+	assert_int_equal(on.locks[0].wakeups, 2);
+	assert_int_equal(off.locks[0].wakeups, 2);
+
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 1\n", "write", &on, &on_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 0\n", "write", &off, &off_ns);
+	assert_float_equal(on_ns, 48, 1e-6);
+	assert_float_equal(off_ns, 35, 1e-6);
+	assert_int_equal(on.locks[0].contended, 2);
+	assert_int_equal(off.locks[0].contended, 1);
+	assert_int_equal(on.locks[0].sleeps, 2);
+	assert_int_equal(off.locks[0].sleeps, 2);
+	assert_int_equal(on.locks[0].wakeups, 2);
+	assert_int_equal(off.locks[0].wakeups, 2);
+}
+
+/*
+ * writer_fastpath_steal, by hand, in the world above on the 3.x preset, x a writer.  With the key
+ * (3.10 to 5.2) x's xadd in the gap finds waiters but nobody active, RWSEM_WAITING_BIAS, and takes
+ * the lock: x's lock is not contended and costs that one xadd, of a line a's core wrote last (its
+ * release; count and wait_lock share the line here): 30 + 5 = 35 ns on a CPU; w's retry finds x
+ * and w sleeps twice.  Without (3.9, and 5.3's cmpxchg from 0) the fast path fails on the waiter
+ * and x queues behind w and sleeps: both locks contended, w and x asleep once each; x's
+ * down_write: the xadd 35, wait_lock's RMW and count's 6 + 6, the drop 1, and once woken the
+ * retry under wait_lock, whose line w's core wrote last: 35 + 1, so 84 ns.
+ */
+static void rwsem_writer_fastpath_steal_by_hand(void **state)
+{
+	struct sim_result on, off;
+	double on_ns, off_ns;
+
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\n", "write", &on, &on_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 0\n", "write", &off, &off_ns);
+	assert_float_equal(on_ns, 35, 1e-6);
+	assert_float_equal(off_ns, 84, 1e-6);
+	assert_int_equal(on.locks[0].acquires[0], 3);
+	assert_int_equal(off.locks[0].acquires[0], 3);
+	assert_int_equal(on.locks[0].contended, 1);
+	assert_int_equal(off.locks[0].contended, 2);
+	assert_int_equal(on.locks[0].sleeps, 2);
+	assert_int_equal(off.locks[0].sleeps, 2);
+	assert_int_equal(on.locks[0].wakeups, 2);
+	assert_int_equal(off.locks[0].wakeups, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +884,8 @@ int main(void)
 	    cmocka_unit_test(rwsem_reader_steal_by_hand),
 	    cmocka_unit_test(rwsem_wake_after_unlock_by_hand),
 	    cmocka_unit_test(rwsem_writer_stops_spinning_when_the_owner_sleeps),
+	    cmocka_unit_test(rwsem_writer_wake_grant_by_hand),
+	    cmocka_unit_test(rwsem_writer_fastpath_steal_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
