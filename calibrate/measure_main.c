@@ -417,6 +417,32 @@ static void carry_rest(FILE *f, const struct profile *gen, const char *sec, cons
 	}
 }
 
+/* [cpu] @key from the figure @quantity less @share of a bare syscall (@sys): the kernel's own
+ * sleeps and wake-ups enter no system call.  Not measured: the generic profile's value if it has
+ * one, else nothing (the profile reader's default). */
+static void sched_key(FILE *f, const struct profile *gen, struct ms_ctx *c, const char *key, const char *quantity,
+		      const struct ms_result *sys, double share, const char *what)
+{
+	const struct ms_result *r = ms_find(c, quantity);
+	char b[32];
+
+	if (r && sys) {
+		double v = r->value - share * sys->value;
+
+		fprintf(f, "# [derived] %s: %s %.4g ns less %g x syscall %.4g ns", what, quantity, r->value, share,
+			sys->value);
+		if (v < 0) {
+			fprintf(f, "; below 0, taken as 0");
+			v = 0;
+		}
+		fprintf(f, "\n# %s: ", quantity);
+		figures(f, r);
+		fprintf(f, "\n# method (%s): %s\n%s = %s\n", r->quantity, r->method, key, num(b, sizeof(b), v));
+	} else if (profile_find(gen, "cpu", key)) {
+		key_carried(f, gen, "cpu", key, "not measured");
+	}
+}
+
 static const char *const absent_why[TOPO_NDIST] = {
     "",
     "absent here: no core has two hardware threads",
@@ -555,7 +581,18 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 	else
 		key_carried(f, gen, "cpu", "wakeup_ns", "not measured");
 	key_carried(f, gen, "cpu", "jitter", "a modelling choice, not a measurement");
-	carry_rest(f, gen, "cpu", (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", NULL});
+	/* the kernel's own sleeps and wake-ups make no system call: take one off each figure (half of
+	 * one off each side of a sleep, whose FUTEX_WAIT enters on one side and returns on the other) */
+	r2 = ms_find(c, "syscall");
+	sched_key(f, gen, c, "wake_step_ns", "futex_wake_call", r2, 1.0,
+		  "a FUTEX_WAKE that woke the sleeper, less one bare syscall: the waker's try_to_wake_up");
+	sched_key(f, gen, c, "sched_out_ns", "sleep_cpu_out", r2, 0.5,
+		  "the sleeper's CPU time going to sleep, less half a bare syscall: schedule() on its CPU");
+	sched_key(f, gen, c, "sched_in_ns", "sleep_cpu_in", r2, 0.5,
+		  "the sleeper's CPU time from being woken to running, less half a bare syscall: switching in");
+	carry_rest(f, gen, "cpu",
+		   (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", "wake_step_ns",
+					 "sched_out_ns", "sched_in_ns", NULL});
 
 	if (ms_llc_bytes()) {
 		fprintf(f,

@@ -3,6 +3,8 @@
 #include "measure.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -42,16 +44,26 @@ int ms_measure_syscall(struct ms_ctx *c)
 struct fx_shared {
 	_Alignas(MS_LINE) atomic_uint word[2];	/* thread i sleeps on word[i] */
 	_Alignas(MS_LINE) uint64_t woken_at[2]; /* when word[i] was last set, just before FUTEX_WAKE */
+	/* thread i's CPU time (its CLOCK_THREAD_CPUTIME_ID), read by the other thread just before it
+	 * wakes thread i: how much of the sleep thread i spent on its CPU going off it */
+	_Alignas(MS_LINE) uint64_t cpu_at_wake[2];
 	_Alignas(MS_LINE) uint64_t deadline;
+	clockid_t cpu_clock[2];
+	int clock_ok[2];
+	atomic_int ready;
 	int max;
 };
+
+/* What each thread records: the wake-up latency, its own on-CPU time on either side of a sleep
+ * (schedule() out, and switching back in), and the time FUTEX_WAKE takes it when it woke one. */
+enum { FX_LAT, FX_OUT, FX_IN, FX_WAKE, FX_NSERIES };
 
 struct fx_thread {
 	struct fx_shared *sh;
 	struct ms_ctx *c;
 	int me;
-	int n;
-	double *v;
+	int n[FX_NSERIES];
+	double *v[FX_NSERIES];
 };
 
 static long fx_futex(atomic_uint *w, int op, unsigned int val)
@@ -59,11 +71,34 @@ static long fx_futex(atomic_uint *w, int op, unsigned int val)
 	return syscall(SYS_futex, (unsigned int *)w, op, val, NULL, NULL, 0);
 }
 
-static void fx_wake(struct fx_shared *sh, int who, unsigned int val)
+static uint64_t fx_clock(clockid_t id)
 {
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void fx_record(struct fx_thread *t, int series, double v)
+{
+	if (t->n[series] < t->sh->max && v >= 0)
+		t->v[series][t->n[series]++] = v;
+}
+
+static void fx_wake(struct fx_thread *t, int who, unsigned int val)
+{
+	struct fx_shared *sh = t->sh;
+	uint64_t t0, t1;
+
+	sh->cpu_at_wake[who] = sh->clock_ok[who] ? fx_clock(sh->cpu_clock[who]) : 0;
 	sh->woken_at[who] = ms_now_ns();
 	atomic_store_explicit(&sh->word[who], val, memory_order_release);
-	fx_futex(&sh->word[who], FUTEX_WAKE_PRIVATE, 1);
+	t0 = ms_now_ns();
+	if (fx_futex(&sh->word[who], FUTEX_WAKE_PRIVATE, 1) == 1 && val != FX_STOP) {
+		t1 = ms_now_ns();
+		fx_record(t, FX_WAKE, ms_per_op(t->c, t0, t1, 1));
+	}
 }
 
 /* Sleep until word[me] is @want (or FX_STOP); 1 if this thread really slept and was woken. */
@@ -84,28 +119,58 @@ static void *fx_run(void *arg)
 	struct fx_shared *sh = t->sh;
 	int other = 1 - t->me;
 
+	sh->clock_ok[t->me] = !pthread_getcpuclockid(pthread_self(), &sh->cpu_clock[t->me]);
+	atomic_fetch_add(&sh->ready, 1);
+	while (atomic_load(&sh->ready) < 2)
+		;
 	for (unsigned int k = 1;; k++) {
 		unsigned int seen;
+		uint64_t cpu0;
 
 		if (t->me == 0) {
 			/* thread 0 starts each round, and ends the run */
 			if (k > (unsigned int)sh->max || (k > 5 && ms_now_ns() > sh->deadline)) {
-				fx_wake(sh, other, FX_STOP);
+				fx_wake(t, other, FX_STOP);
 				return NULL;
 			}
-			fx_wake(sh, other, k);
+			fx_wake(t, other, k);
 		}
+		cpu0 = fx_clock(CLOCK_THREAD_CPUTIME_ID);
 		if (fx_wait(sh, t->me, k, &seen)) {
-			uint64_t now = ms_now_ns();
+			uint64_t now = ms_now_ns(), cpu1 = fx_clock(CLOCK_THREAD_CPUTIME_ID);
+			uint64_t mid = sh->cpu_at_wake[t->me];
 
-			if (seen == k && t->n < sh->max)
-				t->v[t->n++] = ms_per_op(t->c, sh->woken_at[t->me], now, 1);
+			if (seen == k) {
+				fx_record(t, FX_LAT, ms_per_op(t->c, sh->woken_at[t->me], now, 1));
+				/* the other thread read this one's CPU time while it slept: what came before
+				 * is going to sleep, what came after is coming back */
+				if (cpu0 && mid >= cpu0 && cpu1 >= mid) {
+					fx_record(t, FX_OUT, (double)(mid - cpu0));
+					fx_record(t, FX_IN, (double)(cpu1 - mid));
+				}
+			}
 		}
 		if (seen == FX_STOP)
 			return NULL;
 		if (t->me == 1)
-			fx_wake(sh, other, k);
+			fx_wake(t, other, k);
 	}
+}
+
+/* Each series of both threads as one list (thread 0's, then thread 1's) for ms_add. */
+static int fx_add(struct ms_ctx *c, struct fx_thread t[2], int series, double *buf, const char *quantity,
+		  const char *method, int cpu0, int cpu1)
+{
+	int n = t[0].n[series] + t[1].n[series];
+
+	memcpy(buf, t[0].v[series], (size_t)t[0].n[series] * sizeof(*buf));
+	memcpy(buf + t[0].n[series], t[1].v[series], (size_t)t[1].n[series] * sizeof(*buf));
+	if (!n)
+		return 0; /* nothing recorded (e.g. no per-thread CPU clock): the key is carried */
+	return ms_add(c, quantity, "ns", buf, n, "two threads on CPUs %d and %d wake each other in turn; %s", cpu0,
+		      cpu1, method)
+		   ? 0
+		   : -ENOSPC;
 }
 
 int ms_measure_futex(struct ms_ctx *c)
@@ -126,18 +191,23 @@ int ms_measure_futex(struct ms_ctx *c)
 	memset(sh, 0, sizeof(*sh));
 	sh->max = c->quick ? 200 : 3000;
 	sh->deadline = ms_now_ns() + (uint64_t)((c->quick ? 0.1 : 0.8) * 1e9);
-	v = malloc(2 * (size_t)sh->max * sizeof(*v));
+	/* 2 threads x FX_NSERIES series of max, and one list of 2 x max to hand each series over */
+	v = malloc((2 * FX_NSERIES + 2) * (size_t)sh->max * sizeof(*v));
 	if (!v) {
 		free(sh);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < 2; i++)
-		t[i] = (struct fx_thread){.sh = sh, .c = c, .me = i, .v = v + (size_t)i * sh->max};
+	for (int i = 0; i < 2; i++) {
+		t[i] = (struct fx_thread){.sh = sh, .c = c, .me = i};
+		for (int k = 0; k < FX_NSERIES; k++)
+			t[i].v[k] = v + (size_t)(i * FX_NSERIES + k) * sh->max;
+	}
 	/* thread 1 first: it must be waiting when thread 0 starts the first round */
 	rc = ms_spawn(&th[1], c, partner, fx_run, &t[1]);
 	if (!rc) {
 		rc = ms_spawn(&th[0], c, 0, fx_run, &t[0]);
 		if (rc) {
+			atomic_store(&sh->ready, 2);
 			atomic_store(&sh->word[1], FX_STOP);
 			fx_futex(&sh->word[1], FUTEX_WAKE_PRIVATE, 1);
 		} else {
@@ -146,12 +216,26 @@ int ms_measure_futex(struct ms_ctx *c)
 		ms_join(&th[1]);
 	}
 	if (!rc) {
-		memmove(v + t[0].n, t[1].v, (size_t)t[1].n * sizeof(*v));
-		if (!ms_add(c, "futex_wakeup", "ns", v, t[0].n + t[1].n,
-			    "two threads on CPUs %d and %d wake each other in turn; clock read just before "
-			    "FUTEX_WAKE to the woken thread running; only waits that really slept count",
-			    c->topo.cpu[0].os_index, c->topo.cpu[partner].os_index))
-			rc = -ENOSPC;
+		double *buf = v + (size_t)2 * FX_NSERIES * sh->max;
+		int a = c->topo.cpu[0].os_index, b = c->topo.cpu[partner].os_index;
+
+		rc = fx_add(c, t, FX_LAT, buf, "futex_wakeup",
+			    "clock read just before FUTEX_WAKE to the woken thread running; only waits that really "
+			    "slept count",
+			    a, b);
+		if (!rc)
+			rc = fx_add(
+			    c, t, FX_OUT, buf, "sleep_cpu_out",
+			    "the sleeper's own CPU time (CLOCK_THREAD_CPUTIME_ID) from just before its FUTEX_WAIT "
+			    "to the moment the other thread, about to wake it, reads that clock",
+			    a, b);
+		if (!rc)
+			rc = fx_add(c, t, FX_IN, buf, "sleep_cpu_in",
+				    "the sleeper's own CPU time from that moment to its FUTEX_WAIT having returned", a,
+				    b);
+		if (!rc)
+			rc = fx_add(c, t, FX_WAKE, buf, "futex_wake_call",
+				    "the waker's time in a FUTEX_WAKE that woke the sleeper", a, b);
 	}
 	free(v);
 	free(sh);

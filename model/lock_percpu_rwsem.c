@@ -196,7 +196,7 @@ static int spin_take(struct rt *s, struct rt_task *t, struct lock_inst *lk, int 
 /* rcuwait_wake_up(&sem->writer) after its barrier and the load of writer.task: the writer runs
  * again (wake_up_process).  A writer.task whose finish_rcuwait store is still in flight may
  * already be past its wait; it is only prodded while it is in this lock's down_write. */
-static void prod_writer(struct rt *s, struct lock_inst *lk)
+static void prod_writer(struct rt *s, struct rt_task *waker, struct lock_inst *lk)
 {
 	const int w = P(lk)->writer;
 	struct lk_task *ws;
@@ -209,7 +209,7 @@ static void prod_writer(struct rt *s, struct lock_inst *lk)
 	PT(ws)->prod = 1;
 	if (rt_task(s, w)->state == T_SLEEP && !rt_task(s, w)->wake_pending)
 		lk_count_stat(lk, LKS_WAKE);
-	rt_wake(s, w);
+	rt_wake_nth(s, waker, w, 0);
 }
 
 /* The acquire has to wait: contended, and a trylock failed (it goes on as the blocking one). */
@@ -322,7 +322,7 @@ static int common(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 	case P_WAKE_LOAD:
 		if (!rt_access(s, t, lk->line[0], COH_LOAD))
 			return LK_WAIT;
-		prod_writer(s, lk);
+		prod_writer(s, t, lk);
 		st->phase = PT(st)->after;
 		return C_NEXT;
 	case P_DONE:

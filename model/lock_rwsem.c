@@ -281,7 +281,7 @@ static void wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int task
 	struct rwsem_state *r = R(lk);
 
 	if (!r->wake_after_unlock) {
-		rt_wake_nth(s, nth >= 0 ? t : NULL, task, nth >= 0 ? nth : 0);
+		rt_wake_nth(s, t, task, nth >= 0 ? nth : 0);
 		return;
 	}
 	r->wakeq[r->nwake] = task;
@@ -294,8 +294,7 @@ static void wake_up_q(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 	struct rwsem_state *r = R(lk);
 
 	for (int i = 0; i < r->nwake; i++)
-		rt_wake_nth(s, r->wakeq_nth[i] >= 0 ? t : NULL, r->wakeq[i],
-			    r->wakeq_nth[i] >= 0 ? r->wakeq_nth[i] : 0);
+		rt_wake_nth(s, t, r->wakeq[i], r->wakeq_nth[i] >= 0 ? r->wakeq_nth[i] : 0);
 	r->nwake = 0;
 }
 

@@ -55,7 +55,7 @@ static int vma_op(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 
 			v->pending = -1;
 			lk_count_stat(lk, LKS_WAKE);
-			rt_wake(s, w);
+			rt_wake_nth(s, t, w, 0);
 		}
 		lk->version++;
 		return LK_DONE;

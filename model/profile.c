@@ -566,7 +566,8 @@ static const char *const hw_keys[][12] = {
     {"latency", "self", "smt", "l3", "package", "remote", "remote_far", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
-    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", 0},
+    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", "sched_out_ns", "sched_in_ns",
+     0},
     {"cache", "llc_mib", 0},
 };
 
@@ -661,8 +662,12 @@ static const struct hw_num {
     {"cpu", "jitter", HK_REAL, 0, 0.5, 1, 0, 0, offsetof(struct hw_profile, jitter)},
     /* optional (profiles older than IPIs): 2 us, README "Profiles" */
     {"cpu", "ipi_ns", HK_NS, 0.001, 1e6, 1, 1, 2000, offsetof(struct hw_profile, ipi_ps)},
-    /* optional: each further task one wake_up_q() wakes costs the waker this (try_to_wake_up) */
+    /* optional: each task a wake-up wakes costs the waker this (try_to_wake_up) */
     {"cpu", "wake_step_ns", HK_NS, 0.001, 1e6, 1, 1, 300, offsetof(struct hw_profile, wake_step_ps)},
+    /* optional: schedule()'s on-CPU time as a task goes to sleep, and the part of a wake-up's latency
+     * the woken task spends back on its CPU; 0 (not modelled) unless set, e.g. by mmsim calibrate */
+    {"cpu", "sched_out_ns", HK_NS, 0.001, 1e6, 1, 1, 0, offsetof(struct hw_profile, sched_out_ps)},
+    {"cpu", "sched_in_ns", HK_NS, 0.001, 1e6, 1, 1, 0, offsetof(struct hw_profile, sched_in_ps)},
     /* optional: without it, a scenario's 'miss' steps never go cold (README "Cold lines") */
     {"cache", "llc_mib", HK_MIB, 0.01, 1e6, 0, 1, 0, offsetof(struct hw_profile, llc_bytes)},
 };

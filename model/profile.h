@@ -97,7 +97,9 @@ struct hw_profile {
 	int64_t pause_ps;	      /* cpu_relax(): reaction delay of a spinner after an invalidation */
 	int64_t wakeup_ps;	      /* from wake_up_process() to the woken task running */
 	int64_t ipi_ps;		      /* IPI round trip: send, remote handler entry, acknowledgement */
-	int64_t wake_step_ps;	      /* waker's cost per further task of one wake_up_q() */
+	int64_t wake_step_ps;	      /* waker's cost per task it wakes (try_to_wake_up) */
+	int64_t sched_out_ps;	      /* schedule() on the CPU as a task goes to sleep */
+	int64_t sched_in_ps;	      /* the end of a wake-up's latency: the woken task on its CPU again */
 	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
 	double llc_bytes;	      /* last-level cache of one L3 domain; 0: not given (no step goes cold) */
 };

@@ -279,7 +279,7 @@ void rt_sleep(struct rt *s, struct rt_task *t)
 {
 	rt_bw_active(s, t, 0);
 	t->state = T_SLEEP;
-	t->sleep_since = s->eng.now + t->delay;
+	t->sleep_since = s->eng.now + t->delay + s->sched_out_ps;
 	t->delay = 0;
 	/* its on_cpu goes to 0: whoever spins on it as the owner sees that once the line of its
 	 * task_struct has come over, and stops */
@@ -332,7 +332,7 @@ static sim_time_t wake_latency(struct rt *s)
 void rt_wake_nth(struct rt *s, struct rt_task *waker, int task, int nth)
 {
 	struct rt_task *t = rt_task(s, task);
-	sim_time_t step = nth > 0 ? s->wake_step_ps : 0, at, lat;
+	sim_time_t step = s->wake_step_ps, at, lat;
 
 	/* not asleep yet: it sees its design's flag before it would sleep.  Scheduling a
 	 * wake-up anyway could end a later, unrelated sleep early. */
@@ -410,9 +410,15 @@ void rt_dispatch(struct rt *s, const struct engine_event *ev)
 		t->wake_pending = 0;
 		if (t->state != T_SLEEP)
 			break; /* it never slept, or was woken already: the design saw its flag */
-		t->sleep_total += s->eng.now - t->sleep_since;
-		if (s->client->woke)
-			s->client->woke(s, t, t->sleep_since);
+		{
+			/* the last sched_in_ps of the wake-up: back on its CPU, switching in */
+			sim_time_t off = s->eng.now - t->sleep_since;
+
+			off -= off < s->sched_in_ps ? off : s->sched_in_ps;
+			t->sleep_total += off;
+			if (s->client->woke)
+				s->client->woke(s, t, t->sleep_since, t->sleep_since + off);
+		}
 		t->state = T_RUN;
 		rt_bw_active(s, t, 1);
 		s->client->resume(s, t);

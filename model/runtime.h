@@ -67,8 +67,8 @@ struct rt_task {
 struct rt_client {
 	/* @t may run: re-enter whatever it was doing */
 	void (*resume)(struct rt *r, struct rt_task *t);
-	/* @t wakes, asleep since @since (before it runs; for accounting); may be NULL */
-	void (*woke)(struct rt *r, struct rt_task *t, sim_time_t since);
+	/* @t wakes, off its CPU from @since to @until (before it runs; for accounting); may be NULL */
+	void (*woke)(struct rt *r, struct rt_task *t, sim_time_t since, sim_time_t until);
 };
 
 struct rt {
@@ -82,6 +82,8 @@ struct rt {
 	struct coh_req *req;
 	int32_t *picked;
 	int64_t hit_ps, atomic_ps, pause_ps, wakeup_ps, wake_step_ps;
+	/* schedule()'s on-CPU time going to sleep, and the end of a wake-up spent on the CPU again */
+	int64_t sched_out_ps, sched_in_ps;
 	uint64_t rng;
 	int failed;
 	struct mm_error *err;
@@ -150,16 +152,18 @@ void rt_spin(struct rt *r, struct rt_task *t, int line);
 void rt_spin_on_owner(struct rt *r, struct rt_task *t, int line, int owner);
 /* The same as rt_spin, but give up (resume) at @deadline if nothing was written. */
 void rt_spin_deadline(struct rt *r, struct rt_task *t, int line, sim_time_t deadline);
-/* Go off-CPU until rt_wake().  A wake-up of a task that is not asleep is ignored, so a design
- * sets its own flag before waking a task and checks it before sleeping (spurious wake-ups are
- * harmless). */
+/* Go off-CPU until rt_wake(), after sched_out_ps of schedule() on the CPU.  A wake-up of a task
+ * that is not asleep is ignored, so a design sets its own flag before waking a task and checks it
+ * before sleeping (spurious wake-ups are harmless).  Of a wake-up's latency, the last sched_in_ps
+ * are spent on the CPU again (switching in), the rest off it. */
 void rt_sleep(struct rt *r, struct rt_task *t);
 /* Go off-CPU for @ps exactly (schedule_timeout_uninterruptible, synchronize_rcu): a wake-up meanwhile
  * is ignored; the task is resumed when the time is up. */
 void rt_sleep_for(struct rt *r, struct rt_task *t, sim_time_t ps);
 void rt_wake(struct rt *r, int task);
-/* The @nth (from 0) task of one wake_up_q() by @waker: the waker pays one try_to_wake_up per
- * task after the first ([cpu] wake_step_ns), and the task starts that much later. */
+/* The @nth (from 0) task of one wake_up_q() by @waker (NULL: not a task, e.g. a timer): the
+ * waker pays one try_to_wake_up per task ([cpu] wake_step_ns), the first one too, and the @nth
+ * task starts @nth of them later than the first. */
 void rt_wake_nth(struct rt *r, struct rt_task *waker, int task, int nth);
 /* A sleeping or finished task draws no memory bandwidth. */
 void rt_bw_active(struct rt *r, struct rt_task *t, int on);

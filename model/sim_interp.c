@@ -588,15 +588,15 @@ static void resume(struct rt *r, struct rt_task *t)
 }
 
 /* Time asleep inside the window, charged to the step the task slept in. */
-static void woke(struct rt *r, struct rt_task *rt, sim_time_t since)
+static void woke(struct rt *r, struct rt_task *rt, sim_time_t since, sim_time_t until)
 {
 	struct sim *s = (struct sim *)r;
 
 	if (s->measuring) {
 		sim_time_t from = win_from(s, since);
 
-		if (r->eng.now > from)
-			s->step_sleep[((struct sim_task *)rt)->pc] += (double)(r->eng.now - from);
+		if (until > from)
+			s->step_sleep[((struct sim_task *)rt)->pc] += (double)(until - from);
 	}
 }
 

@@ -441,7 +441,7 @@ static const struct bad bad_cases[] = {
      "remote remote_far memory_local memory_remote atomic) (did you mean 'l3'?)"},
     {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26:1: ",
      "[cpu] key 'pause' is not a key of a machine profile's [cpu] (expected one of: smt_factor pause_ns "
-     "wakeup_ns jitter ipi_ns wake_step_ns) (did you mean 'pause_ns'?)"},
+     "wakeup_ns jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns) (did you mean 'pause_ns'?)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
      "t.conf:7: ", "[latency] smt = 'fast': expected a number"},
@@ -801,7 +801,8 @@ static void test_long_key_line(void **state)
  * no home snoop, free IPIs and wake steps, no cold misses; 1 ps is the least non-zero duration. */
 static void test_zero_where_meaningful(void **state)
 {
-	char *text = edit(hw_base, "jitter = 0.02\n", "jitter = 0\nipi_ns = 0\nwake_step_ns = 0.001\n");
+	char *text = edit(hw_base, "jitter = 0.02\n",
+			  "jitter = 0\nipi_ns = 0\nwake_step_ns = 0.001\nsched_out_ns = 0\nsched_in_ns = 1500\n");
 	char *t2 = edit(text, "atomic = 6\n", "atomic = 0\n");
 	char *t3 = edit(t2, "pause_ns = 20\nwakeup_ns = 5000\n", "pause_ns = 0\nwakeup_ns = 0\n");
 	char *kt = edit(k_base, "[costs]\n", "[misses]\nm = 0\n[costs]\n");
@@ -816,13 +817,14 @@ static void test_zero_where_meaningful(void **state)
 		fail_msg("%s", err.msg);
 	assert_true(hw.atomic_ps == 0 && hw.pause_ps == 0 && hw.wakeup_ps == 0 && hw.ipi_ps == 0);
 	assert_true(hw.jitter == 0 && hw.home_snoop == 0);
-	assert_true(hw.wake_step_ps == 1);
+	assert_true(hw.wake_step_ps == 1 && hw.sched_out_ps == 0 && hw.sched_in_ps == 1500000);
 	assert_true(hw.lat_ps[TOPO_SELF] == 1000 && hw.batch_limit == 8);
 	/* the optional ones keep their defaults when absent */
 	profile_free(&p);
 	assert_int_equal(profile_parse(&p, "t.conf", hw_base, &err), 0);
 	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
 	assert_true(hw.ipi_ps == 2000000 && hw.wake_step_ps == 300000 && hw.llc_bytes == 0);
+	assert_true(hw.sched_out_ps == 0 && hw.sched_in_ps == 0); /* schedule()'s cost: not modelled unless set */
 	profile_free(&p);
 	assert_int_equal(profile_parse(&p, "k.conf", kt, &err), 0);
 	if (kernel_profile_derive(&k, &p, &err))
