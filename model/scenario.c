@@ -1728,6 +1728,29 @@ static const struct sc_names *builtin_names(struct mm_error *err)
 	return &names;
 }
 
+int scenario_layout_names(const struct scenario *sc, void (*fn)(void *arg, const char *name), void *arg,
+			  struct mm_error *err)
+{
+	struct sc_names own = {0};
+	const struct sc_names *l = &own;
+	int rc = 0;
+
+	if (sc)
+		rc = names_of(&own, sc);
+	else if (!(l = builtin_names(err)))
+		return err ? err->code : MM_EPARSE;
+	if (rc) {
+		free(own.v);
+		return mm_fail(err, rc, "out of memory for a scenario's names");
+	}
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].section, named_sections[0].section) &&
+		    (i == 0 || strcmp(l->v[i].name, l->v[i - 1].name) || strcmp(l->v[i - 1].section, l->v[i].section)))
+			fn(arg, l->v[i].name);
+	free(own.v);
+	return 0;
+}
+
 int scenario_check_kernel_names(const struct kernel_profile *k, const struct scenario *sc, int nsc,
 				struct mm_error *err)
 {

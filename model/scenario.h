@@ -206,6 +206,10 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
  */
 int scenario_check_kernel_names(const struct kernel_profile *k, const struct scenario *sc, int nsc,
 				struct mm_error *err);
+/* Each [layout] name (an object, or LOCK.FIELD for a line of its design) of @sc, or of every built-in
+ * scenario when @sc is NULL (sorted, once each), given to @fn.  0, or an error code with @err. */
+int scenario_layout_names(const struct scenario *sc, void (*fn)(void *arg, const char *name), void *arg,
+			  struct mm_error *err);
 void program_free(struct program *p);
 
 /* Per-operation counts of the compiled program (no simulation needed). */

@@ -7,6 +7,8 @@ pkgs="build-essential cmake pkg-config libhwloc-dev hwloc libinih-dev libgsl-dev
 pkgs="$pkgs clang-format clang libclang-rt-dev libomp-dev"
 # parallel: the sweep test runs the points of mmsim sweep --emit-jobs with GNU parallel
 pkgs="$pkgs parallel"
+# libbpf-dev: mmsim layout reads BTF; dwarves (pahole): the layout test checks it against pahole
+pkgs="$pkgs libbpf-dev dwarves"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "calibrate.h"
 #include "cleanup.h"
+#include "layout.h"
 #include "explain.h"
 #include "report.h"
 #include "reproduce.h"
@@ -148,6 +149,9 @@ static const struct command {
     {"sweep", "'mmsim sweep FILE': every run of a sweep file (machines x kernels x seeds), here or one point at a "
 	      "time (--emit-jobs, --job K)"},
     {"merge", "'mmsim merge DIR|FILE.json...': the points' JSON files into what mmsim sweep FILE prints"},
+    {"layout", "'mmsim layout STRUCT...': the kernel's structure layout from its BTF, fields by cache line; a "
+	       "kernel profile's [layout] from it (--emit-profile); two kernels compared (--diff A B); mmsim "
+	       "layout --help"},
 };
 
 static void usage(FILE *f)
@@ -166,7 +170,8 @@ static void usage(FILE *f)
 	    "[--measured-dir DIR]\n"
 	    "       mmsim sweep FILE [--format table|csv|json] [--plot DIR] [--emit-jobs [--out DIR] | --job K "
 	    "[--out DIR]]\n"
-	    "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n\n");
+	    "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n"
+	    "       mmsim layout [--btf FILE] STRUCT... | --emit-profile [--base K] [-o FILE] | --diff A B\n\n");
 	fprintf(f, "Predicts how Linux mm code scales with core count: a discrete-event simulation of\n"
 		   "mmap_lock, page-table locks, per-VMA locks and shared cache lines.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -1155,6 +1160,8 @@ int main(int argc, char **argv)
 
 	gsl_set_error_handler_off();
 	cleanup_install();
+	if (argc > 1 && !strcmp(argv[1], "layout"))
+		return cmd_layout(argc - 2, argv + 2); /* its own options: mmsim layout --help */
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		first = 2;

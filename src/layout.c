@@ -1,0 +1,781 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim layout (README "Layout from BTF"): structure layouts from the kernel's BTF through libbpf.
+ * A structure is flattened: each member gets a path from the outermost struct ("mmap_lock.count"),
+ * anonymous structs and unions adding no name, arrays of structs expanded element by element
+ * ("rss_stat[1].count"), and an absolute bit offset, so its cache line is offset / 64 on a struct
+ * that starts at a line boundary.
+ */
+#include "layout.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "cleanup.h"
+#include "mm_error.h"
+#include "profile.h"
+#include "scenario.h"
+
+#define LAY_DEFAULT_BTF "/sys/kernel/btf/vmlinux"
+#define LAY_MAX_ELEMS 16 /* arrays of structs longer than this are not expanded */
+#define LAY_MAX_DEPTH 16
+
+int lay_open(const char *path, struct btf **out, char *err, size_t cap)
+{
+	struct stat st;
+	struct btf *b;
+
+	if (!path)
+		path = LAY_DEFAULT_BTF;
+	*out = NULL;
+	if (stat(path, &st)) {
+		snprintf(err, cap,
+			 "%s: %s (expected the kernel's BTF, a vmlinux with a .BTF section, or a raw BTF file)", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, cap, "%s: not a regular file (expected BTF or a vmlinux)", path);
+		return -1;
+	}
+	libbpf_set_print(NULL); /* its own messages: the error below says it */
+	errno = 0;
+	b = btf__parse(path, NULL);
+	if (!b) {
+		char why[128];
+
+		if (libbpf_strerror(errno ? errno : EINVAL, why, sizeof(why)))
+			snprintf(why, sizeof(why), "error %d", errno);
+		snprintf(err, cap,
+			 "%s: no BTF could be read from it (libbpf: %s): expected raw BTF (as /sys/kernel/btf/vmlinux) "
+			 "or an ELF vmlinux with a .BTF section; a truncated or corrupt file reads so too",
+			 path, why);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+void lay_close(struct btf *btf)
+{
+	btf__free(btf);
+}
+
+/* A short C-ish name of type @id. */
+static void type_name(const struct btf *btf, uint32_t id, char *buf, size_t cap, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *n;
+
+	if (!id || !t) {
+		snprintf(buf, cap, "void");
+		return;
+	}
+	n = btf__name_by_offset(btf, t->name_off);
+	if (depth > 8) {
+		snprintf(buf, cap, "...");
+		return;
+	}
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		snprintf(buf, cap, "%s %s", btf_kind(t) == BTF_KIND_STRUCT ? "struct" : "union",
+			 n && *n ? n : "(anonymous)");
+		return;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		snprintf(buf, cap, "enum %s", n && *n ? n : "(anonymous)");
+		return;
+	case BTF_KIND_PTR: {
+		char in[80];
+
+		type_name(btf, t->type, in, sizeof(in), depth + 1);
+		snprintf(buf, cap, "%s *", in);
+		return;
+	}
+	case BTF_KIND_ARRAY: {
+		char in[80];
+
+		type_name(btf, btf_array(t)->type, in, sizeof(in), depth + 1);
+		snprintf(buf, cap, "%s[%u]", in, btf_array(t)->nelems);
+		return;
+	}
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		type_name(btf, t->type, buf, cap, depth + 1);
+		return;
+	case BTF_KIND_FUNC_PROTO:
+		snprintf(buf, cap, "function");
+		return;
+	default:
+		snprintf(buf, cap, "%s", n && *n ? n : "?");
+	}
+}
+
+/* The type under typedefs and qualifiers. */
+static const struct btf_type *strip(const struct btf *btf, uint32_t id, uint32_t *out_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	for (int i = 0; t && i < 32; i++) {
+		int k = btf_kind(t);
+
+		if (k != BTF_KIND_TYPEDEF && k != BTF_KIND_CONST && k != BTF_KIND_VOLATILE && k != BTF_KIND_RESTRICT &&
+		    k != BTF_KIND_TYPE_TAG)
+			break;
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	if (out_id)
+		*out_id = id;
+	return t;
+}
+
+static int add_field(struct lay_struct *s, int *cap, const struct lay_field *f)
+{
+	if (s->nfields == *cap) {
+		int nc = *cap ? 2 * *cap : 64;
+		struct lay_field *nf = realloc(s->f, (size_t)nc * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		s->f = nf;
+		*cap = nc;
+	}
+	s->f[s->nfields++] = *f;
+	return 0;
+}
+
+static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, const char *prefix, int depth,
+		int level, struct lay_struct *s, int *cap);
+
+/* The member of type @tid at @bit_off named @path: its entry, then its members if it has any. */
+static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uint32_t bitfield, const char *path,
+		      int named, int depth, int level, struct lay_struct *s, int *cap)
+{
+	uint32_t rid;
+	const struct btf_type *rt = strip(btf, tid, &rid);
+	long long sz = btf__resolve_size(btf, tid);
+	struct lay_field f = {0};
+	int composite = rt && btf_is_composite(rt);
+
+	if (sz < 0)
+		sz = 0;
+	if (named || !composite) {
+		snprintf(f.path, sizeof(f.path), "%s", path);
+		type_name(btf, tid, f.type, sizeof(f.type), 0);
+		f.bit_off = bit_off;
+		f.size = (uint64_t)sz;
+		f.bitfield = bitfield > 0;
+		f.bit_size = bitfield ? bitfield : (uint32_t)(8 * sz);
+		f.depth = depth;
+		f.level = level;
+		f.composite = composite;
+		if (add_field(s, cap, &f))
+			return -1;
+	}
+	if (depth >= LAY_MAX_DEPTH)
+		return 0;
+	if (composite)
+		return walk(btf, rt, bit_off, path, depth + 1, named ? level + 1 : level, s, cap);
+	if (rt && btf_is_array(rt)) {
+		const struct btf_array *a = btf_array(rt);
+		uint32_t eid;
+		const struct btf_type *et = strip(btf, a->type, &eid);
+		long long esz = btf__resolve_size(btf, a->type);
+
+		if (et && btf_is_composite(et) && a->nelems <= LAY_MAX_ELEMS && esz > 0)
+			for (uint32_t k = 0; k < a->nelems; k++) {
+				char p[sizeof(f.path)];
+
+				snprintf(p, sizeof(p), "%s[%u]", path, k);
+				if (add_member(btf, a->type, bit_off + (uint64_t)k * 8 * (uint64_t)esz, 0, p, 1,
+					       depth + 1, level + 1, s, cap))
+					return -1;
+			}
+	}
+	return 0;
+}
+
+static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, const char *prefix, int depth,
+		int level, struct lay_struct *s, int *cap)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		char path[sizeof(s->f[0].path)];
+		int named = n && *n;
+
+		if (named)
+			snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", n);
+		else
+			snprintf(path, sizeof(path), "%s", prefix);
+		if (add_member(btf, m->type, base + btf_member_bit_offset(t, (uint32_t)i),
+			       btf_member_bitfield_size(t, (uint32_t)i), path, named, depth, level, s, cap))
+			return -1;
+	}
+	return 0;
+}
+
+int lay_struct_get(const struct btf *btf, const char *name, struct lay_struct *s, char *err, size_t cap)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT), fcap = 0;
+	const struct btf_type *t;
+
+	memset(s, 0, sizeof(*s));
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_UNION);
+	if (id < 0 || !(t = btf__type_by_id(btf, (uint32_t)id))) {
+		snprintf(err, cap, "no struct or union '%s' in this BTF", name);
+		return -1;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->size = t->size;
+	if (walk(btf, t, 0, "", 0, 0, s, &fcap)) {
+		lay_struct_free(s);
+		snprintf(err, cap, "out of memory for the members of %s", name);
+		return -1;
+	}
+	return 0;
+}
+
+void lay_struct_free(struct lay_struct *s)
+{
+	free(s->f);
+	s->f = NULL;
+	s->nfields = 0;
+}
+
+const struct lay_field *lay_find(const struct lay_struct *s, const char *path)
+{
+	for (int i = 0; i < s->nfields; i++)
+		if (!strcmp(s->f[i].path, path))
+			return &s->f[i];
+	return NULL;
+}
+
+/* ---- printing ------------------------------------------------------------------------------- */
+
+static void print_struct(FILE *f, const struct lay_struct *s, int maxlevel)
+{
+	uint64_t end = 0; /* bytes: the furthest end of the outermost struct's members so far */
+	int line = 0;
+
+	fprintf(f, "struct %s: %llu bytes, %llu cache line%s of %d bytes\n", s->name, (unsigned long long)s->size,
+		(unsigned long long)((s->size + LAY_LINE - 1) / LAY_LINE), s->size > LAY_LINE ? "s" : "", LAY_LINE);
+	fprintf(f, "  %6s %6s %4s  %-46s %s\n", "offset", "size", "line", "field", "type");
+	for (int i = 0; i < s->nfields; i++) {
+		const struct lay_field *x = &s->f[i];
+		uint64_t off = x->bit_off / 8;
+		int l = (int)(off / LAY_LINE), hole = 0;
+
+		if (x->level == 0 && !x->bitfield && off > end) {
+			hole = 1;
+			fprintf(f, "  %6s %6llu %4s  (hole: %llu bytes)\n", "", (unsigned long long)(off - end), "",
+				(unsigned long long)(off - end));
+		}
+		if (x->level == 0 && l != line) {
+			fprintf(f, "  --- line %d (byte %d)%s\n", l, l * LAY_LINE,
+				hole && off % LAY_LINE == 0 ? ": the member below is cache-line aligned" : "");
+			line = l;
+		}
+		if (x->level == 0) {
+			uint64_t e = (x->bit_off + x->bit_size + 7) / 8;
+
+			if (e > end)
+				end = e;
+		}
+		if (x->level > maxlevel)
+			continue;
+		if (x->bitfield)
+			fprintf(f, "  %4llu:%-2u %3ub %4d  %*s%-*s %s\n", (unsigned long long)off,
+				(unsigned)(x->bit_off % 8), x->bit_size, l, 2 * x->level, "", 46 - 2 * x->level,
+				x->path, x->type);
+		else
+			fprintf(f, "  %6llu %6llu %4d  %*s%-*s %s\n", (unsigned long long)off,
+				(unsigned long long)x->size, l, 2 * x->level, "", 46 - 2 * x->level, x->path, x->type);
+	}
+	if (s->size > end)
+		fprintf(f, "  %6s %6llu %4s  (padding at the end: %llu bytes)\n", "",
+			(unsigned long long)(s->size - end), "", (unsigned long long)(s->size - end));
+}
+
+/* ---- scenario names -> BTF members ---------------------------------------------------------- */
+
+/*
+ * How a scenario's [layout] name (README "Scenarios": the object names) is found in the BTF: its
+ * prefix names the struct, the rest the member path, tried as written and then as the alternatives
+ * below (the first the BTF has wins).  The alternatives are the same object in other releases.
+ */
+static const struct {
+	const char *prefix, *btf_struct;
+} lay_prefix[] = {
+    {"mm.", "mm_struct"},
+    {"vma.", "vm_area_struct"},
+};
+
+static const struct {
+	const char *name;
+	const char *alt[3];
+	const char *why;
+} lay_alias[] = {
+    /* include/linux/mm_types.h: a percpu_counter per NR_MM_COUNTERS from 6.2 (f1a7941243c1), before
+     * it an atomic_long_t count[] in struct mm_rss_stat; the scenarios mean MM_ANONPAGES (1) */
+    {"mm.rss_stat", {"rss_stat[1].lock", "rss_stat.count[1]"}, "rss_stat[MM_ANONPAGES]"},
+    {"mm.rss_stat.lock", {"rss_stat[1].lock"}, "rss_stat[MM_ANONPAGES].lock"},
+    {"mm.rss_stat.count", {"rss_stat[1].count", "rss_stat.count[1]"}, "rss_stat[MM_ANONPAGES].count"},
+    {"mm.rss_stat.counters", {"rss_stat[1].counters"}, "rss_stat[MM_ANONPAGES].counters"},
+    /* the has_pinned int became the MMF_HAS_PINNED bit of mm->flags */
+    {"mm.has_pinned", {"has_pinned", "flags"}, "has_pinned, or mm->flags (MMF_HAS_PINNED)"},
+    /* x86: arch/x86/include/asm/mmu.h mm_context_t */
+    {"mm.tlb_gen", {"context.tlb_gen"}, "mm->context.tlb_gen (x86)"},
+    /* the per-VMA lock: 6.15+ the vm_refcnt, before it a pointer to a separate vma_lock (its own
+     * object, so its own line: left to the base profile) */
+    {"vma.lock", {"vm_refcnt"}, "vm_refcnt (6.15+)"},
+};
+
+struct lay_names {
+	char (*v)[128];
+	int n, cap;
+};
+
+static void name_add(void *arg, const char *name)
+{
+	struct lay_names *l = arg;
+
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return;
+	if (l->n == l->cap) {
+		int nc = l->cap ? 2 * l->cap : 64;
+		char(*nv)[128] = realloc(l->v, (size_t)nc * sizeof(*nv));
+
+		if (!nv)
+			return; /* the caller checks l->n against what it expects: see names_of_all */
+		l->v = nv;
+		l->cap = nc;
+	}
+	snprintf(l->v[l->n++], sizeof(l->v[0]), "%s", name);
+}
+
+/* The struct a name's prefix names, or -1. */
+static int name_struct(const char *name)
+{
+	for (size_t i = 0; i < sizeof(lay_prefix) / sizeof(lay_prefix[0]); i++)
+		if (!strncmp(name, lay_prefix[i].prefix, strlen(lay_prefix[i].prefix)))
+			return (int)i;
+	return -1;
+}
+
+/* The member @name stands for in @s (its struct's layout), or NULL; @how gets the path used. */
+static const struct lay_field *name_member(const struct lay_struct *s, const char *name, int p, const char **how)
+{
+	const char *rest = name + strlen(lay_prefix[p].prefix);
+	const struct lay_field *f = lay_find(s, rest);
+
+	*how = rest;
+	for (size_t i = 0; i < sizeof(lay_alias) / sizeof(lay_alias[0]); i++)
+		if (!strcmp(lay_alias[i].name, name)) {
+			f = NULL; /* an alias entry says what the name means: its alternatives, in order */
+			for (int k = 0; k < 3 && lay_alias[i].alt[k] && !f; k++)
+				if ((f = lay_find(s, lay_alias[i].alt[k])))
+					*how = lay_alias[i].alt[k];
+		}
+	return f;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+struct lay_opts {
+	const char *btf, *base, *out, *diff[2], *scenario;
+	int emit, force, help, depth;
+	const char *structs[32];
+	int nstructs;
+};
+
+static void layout_usage(FILE *f)
+{
+	fprintf(
+	    f, "usage: mmsim layout [--btf FILE] STRUCT...\n"
+	       "       mmsim layout [--btf FILE] --emit-profile [--base KERNEL] [--scenario FILE|NAME] [-o FILE] "
+	       "[--force]\n"
+	       "       mmsim layout --diff A B [--scenario FILE|NAME]\n\n"
+	       "The kernel's structure layout from its BTF (libbpf): each member's offset, size and cache line,\n"
+	       "nested and anonymous structs and unions walked (mm_struct.mmap_lock.count), holes and\n"
+	       "line-aligned members marked.\n\n"
+	       "  --btf FILE         the BTF to read: raw BTF or a vmlinux with a .BTF section [default: "
+	       "" LAY_DEFAULT_BTF "]\n"
+	       "  --emit-profile     write a kernel profile whose [layout] places every field the scenarios name\n"
+	       "                     (mm.*: struct mm_struct, vma.*: struct vm_area_struct) on its real line\n"
+	       "  --base KERNEL      the profile every other entry comes from [default: the built-in profile\n"
+	       "                     covering the running kernel's release, else linux-6.8]\n"
+	       "  --scenario S       only the fields of scenario S (a built-in name or a .scn file); then a\n"
+	       "                     field the BTF does not have is an error [default: every built-in scenario,\n"
+	       "                     fields the BTF lacks listed as comments]\n"
+	       "  -o, --out FILE     where the profile goes [default: stdout]; refused if it exists, unless --force\n"
+	       "  --diff A B         the fields the scenarios name whose cache line differs between BTF files A and B\n"
+	       "  --help             this text\n");
+}
+
+static int lay_die(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "mmsim layout: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int parse(int argc, char **argv, struct lay_opts *o)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < argc;
+
+		if (!strcmp(a, "--help")) {
+			o->help = 1;
+		} else if (!strcmp(a, "--emit-profile")) {
+			o->emit = 1;
+		} else if (!strcmp(a, "--force")) {
+			o->force = 1;
+		} else if (!strcmp(a, "--depth")) {
+			char *e;
+
+			if (!more)
+				return lay_die("--depth needs a value%s%s", "", "");
+			o->depth = (int)strtol(argv[++i], &e, 10);
+			if (*e || e == argv[i] || o->depth < 0 || o->depth > LAY_MAX_DEPTH)
+				return lay_die("--depth '%s': expected a whole number from 0 to 16%s", argv[i], "");
+		} else if (!strcmp(a, "--btf") || !strcmp(a, "--base") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
+			   !strcmp(a, "--scenario")) {
+			if (!more)
+				return lay_die("%s needs a value%s", a, "");
+			if (!strcmp(a, "--btf"))
+				o->btf = argv[++i];
+			else if (!strcmp(a, "--base"))
+				o->base = argv[++i];
+			else if (!strcmp(a, "--scenario"))
+				o->scenario = argv[++i];
+			else
+				o->out = argv[++i];
+		} else if (!strcmp(a, "--diff")) {
+			if (i + 2 >= argc)
+				return lay_die("--diff needs two BTF files (A B)%s%s", "", "");
+			o->diff[0] = argv[++i];
+			o->diff[1] = argv[++i];
+		} else if (a[0] == '-') {
+			return lay_die("unknown option '%s' (see mmsim layout --help)%s", a, "");
+		} else {
+			if (o->nstructs == (int)(sizeof(o->structs) / sizeof(o->structs[0])))
+				return lay_die("too many structs (at most 32)%s%s", "", "");
+			o->structs[o->nstructs++] = a;
+		}
+	}
+	if (o->help)
+		return 0;
+	if (o->diff[0] && (o->emit || o->btf || o->nstructs))
+		return lay_die("--diff A B takes no --btf, --emit-profile or STRUCT%s%s", "", "");
+	if (o->emit && o->nstructs)
+		return lay_die("--emit-profile takes no STRUCT (it writes what the scenarios name)%s%s", "", "");
+	if (!o->emit && (o->base || o->out || o->force))
+		return lay_die("--base, -o and --force are for --emit-profile%s%s", "", "");
+	if (o->scenario && !o->emit && !o->diff[0])
+		return lay_die("--scenario is for --emit-profile and --diff%s%s", "", "");
+	if (!o->emit && !o->diff[0] && !o->nstructs)
+		return lay_die("name a STRUCT (e.g. mm_struct), or --emit-profile or --diff A B (see mmsim layout "
+			       "--help)%s%s",
+			       "", "");
+	return 0;
+}
+
+/* The [layout] names to place: one scenario's, or every built-in one's. */
+static int names_of_all(const char *scenario, struct lay_names *l, char *err, size_t cap)
+{
+	struct mm_error e = {0};
+	struct scenario sc;
+	int rc;
+
+	if (!scenario)
+		return scenario_layout_names(NULL, name_add, l, &e) ? (snprintf(err, cap, "%s", e.msg), -1) : 0;
+	int v;
+
+	if ((rc = scenario_load(&sc, scenario, &v, &e))) {
+		snprintf(err, cap, "%s", e.msg);
+		return -1;
+	}
+	rc = scenario_layout_names(&sc, name_add, l, &e);
+	scenario_free(&sc);
+	if (rc) {
+		snprintf(err, cap, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The layouts of the structs the names' prefixes name, from @btf. */
+static int load_structs(const struct btf *btf, struct lay_struct *s, char *err, size_t cap)
+{
+	for (size_t p = 0; p < sizeof(lay_prefix) / sizeof(lay_prefix[0]); p++)
+		if (lay_struct_get(btf, lay_prefix[p].btf_struct, &s[p], err, cap)) {
+			for (size_t q = 0; q < p; q++)
+				lay_struct_free(&s[q]);
+			return -1;
+		}
+	return 0;
+}
+
+#define NPREFIX (sizeof(lay_prefix) / sizeof(lay_prefix[0]))
+
+static int cmd_diff(const struct lay_opts *o)
+{
+	struct btf *b[2] = {NULL, NULL};
+	struct lay_struct s[2][NPREFIX];
+	struct lay_names names = {0};
+	char err[600];
+	int rc = 1, changed = 0;
+
+	if (lay_open(o->diff[0], &b[0], err, sizeof(err)) || lay_open(o->diff[1], &b[1], err, sizeof(err)))
+		goto out;
+	if (load_structs(b[0], s[0], err, sizeof(err)))
+		goto out;
+	if (load_structs(b[1], s[1], err, sizeof(err))) {
+		for (size_t p = 0; p < NPREFIX; p++)
+			lay_struct_free(&s[0][p]);
+		goto out;
+	}
+	if (names_of_all(o->scenario, &names, err, sizeof(err)))
+		goto free;
+	printf("fields the scenarios name whose cache line differs: A %s, B %s\n", o->diff[0], o->diff[1]);
+	printf("  %-28s %-30s %-30s\n", "field", "A: member @offset line", "B: member @offset line");
+	for (int i = 0; i < names.n; i++) {
+		int p = name_struct(names.v[i]);
+		const char *how[2];
+		const struct lay_field *f[2];
+		char col[2][64];
+
+		if (p < 0)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			f[k] = name_member(&s[k][p], names.v[i], p, &how[k]);
+			if (f[k])
+				snprintf(col[k], sizeof(col[k]), "%s @%llu line %llu", how[k],
+					 (unsigned long long)(f[k]->bit_off / 8),
+					 (unsigned long long)(f[k]->bit_off / 8 / LAY_LINE));
+			else
+				snprintf(col[k], sizeof(col[k]), "(not in %s)", lay_prefix[p].btf_struct);
+		}
+		if ((f[0] || f[1]) &&
+		    (!f[0] || !f[1] || f[0]->bit_off / 8 / LAY_LINE != f[1]->bit_off / 8 / LAY_LINE)) {
+			printf("  %-28s %-30s %-30s\n", names.v[i], col[0], col[1]);
+			changed++;
+		}
+	}
+	printf("%d field%s changed line\n", changed, changed == 1 ? "" : "s");
+	rc = 0;
+free:
+	for (int k = 0; k < 2; k++)
+		for (size_t p = 0; p < NPREFIX; p++)
+			lay_struct_free(&s[k][p]);
+out:
+	if (rc)
+		fprintf(stderr, "mmsim layout: %s\n", err);
+	lay_close(b[0]);
+	lay_close(b[1]);
+	free(names.v);
+	return rc;
+}
+
+/* The emitted text must load as a kernel profile (its base merged, its [layout] names checked
+ * against the scenarios): written to @path, loaded, derived.  0, or -1 with @err. */
+static int check_profile(const char *path, char *err, size_t cap)
+{
+	struct profile p;
+	struct kernel_profile k;
+	struct mm_error e = {0};
+	int rc;
+
+	if ((rc = profile_load(&p, "kernels", path, &e))) {
+		snprintf(err, cap, "the emitted profile does not load: %s", e.msg);
+		return -1;
+	}
+	rc = kernel_profile_derive(&k, &p, &e) || scenario_check_kernel_names(&k, NULL, 0, &e);
+	profile_free(&p);
+	if (rc) {
+		snprintf(err, cap, "the emitted profile is refused: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_emit(const struct lay_opts *o)
+{
+	struct btf *b = NULL;
+	struct lay_struct s[NPREFIX];
+	struct lay_names names = {0};
+	struct profile base;
+	struct kernel_profile bk;
+	struct mm_error e = {0};
+	struct outfile of = {.slot = -1};
+	struct utsname u;
+	char err[1200], tmpname[] = "/tmp/mmsim-layout-XXXXXX";
+	const char *btf = o->btf ? o->btf : LAY_DEFAULT_BTF, *basename = o->base ? o->base : "linux-6.8";
+	FILE *mf = NULL;
+	int rc = 1, have_base = 0, have_structs = 0, missing = 0, placed = 0, tmpfd = -1;
+
+	if (o->out && outfile_check(o->out, o->force, "-o", &e)) {
+		fprintf(stderr, "mmsim layout: %s\n", e.msg);
+		return 1;
+	}
+	if (profile_load(&base, "kernels", basename, &e)) {
+		fprintf(stderr, "mmsim layout: --base: %s\n", e.msg);
+		return 1;
+	}
+	if (kernel_profile_derive(&bk, &base, &e)) {
+		fprintf(stderr, "mmsim layout: --base: %s\n", e.msg);
+		profile_free(&base);
+		return 1;
+	}
+	have_base = 1;
+	if (lay_open(btf, &b, err, sizeof(err)) || load_structs(b, s, err, sizeof(err)))
+		goto out;
+	have_structs = 1;
+	if (names_of_all(o->scenario, &names, err, sizeof(err)))
+		goto out;
+	if (o->out) {
+		if (outfile_open(&of, o->out, o->force, "-o", &e)) {
+			snprintf(err, sizeof(err), "%s", e.msg);
+			goto out;
+		}
+		mf = of.f;
+	} else if ((tmpfd = mkstemp(tmpname)) < 0 || !(mf = fdopen(tmpfd, "w+"))) {
+		snprintf(err, sizeof(err), "a temporary file for the profile: %s", strerror(errno));
+		goto out;
+	}
+	fprintf(mf, "# Kernel profile written by mmsim layout --emit-profile from the BTF %s", btf);
+	if (!o->btf && uname(&u) == 0)
+		fprintf(mf, " (the running kernel: %s %s)", u.sysname, u.release);
+	fprintf(mf,
+		".\n# Its [layout] places each field the scenarios name on the cache line its BTF offset gives\n"
+		"# (offset / %d, the struct taken to start at a line boundary: mm_struct is cache-line aligned;\n"
+		"# so is vm_area_struct where its BTF size is a multiple of %d, else the VMA's place in its slab\n"
+		"# decides); every other entry is %s's.\n[kernel]\n# [assumed] name used on the command line\n"
+		"name = %s-btf\n# [assumed] the base profile's release\nversion = %s\n# [assumed] every entry "
+		"not set here is %s's\nbase = %s\n\n[layout]\n",
+		LAY_LINE, LAY_LINE, bk.name, bk.name, bk.version, bk.name, bk.name);
+	for (int i = 0; i < names.n; i++) {
+		int p = name_struct(names.v[i]);
+		const char *how;
+		const struct lay_field *f;
+
+		if (p < 0)
+			continue; /* not a field of a struct read from the BTF (a zone, the LRU, a counter) */
+		if (!(f = name_member(&s[p], names.v[i], p, &how))) {
+			if (o->scenario) {
+				snprintf(err, sizeof(err),
+					 "%s: struct %s has no member '%s' in %s (the scenario %s names the field)",
+					 names.v[i], lay_prefix[p].btf_struct,
+					 names.v[i] + strlen(lay_prefix[p].prefix), btf, o->scenario);
+				goto out;
+			}
+			fprintf(mf, "# not in this BTF: %s (struct %s has no %s; left to %s)\n", names.v[i],
+				lay_prefix[p].btf_struct, names.v[i] + strlen(lay_prefix[p].prefix), bk.name);
+			missing++;
+			continue;
+		}
+		fprintf(mf, "# [derived] BTF %s: %s.%s @%llu, %llu bytes (%s): line %llu\n%s = %.*sline%llu\n", btf,
+			lay_prefix[p].btf_struct, how, (unsigned long long)(f->bit_off / 8),
+			(unsigned long long)f->size, f->type, (unsigned long long)(f->bit_off / 8 / LAY_LINE),
+			names.v[i], (int)strlen(lay_prefix[p].prefix), names.v[i],
+			(unsigned long long)(f->bit_off / 8 / LAY_LINE));
+		placed++;
+	}
+	if (fflush(mf) || ferror(mf)) {
+		snprintf(err, sizeof(err), "writing the profile: %s", strerror(errno));
+		goto out;
+	}
+	if (check_profile(o->out ? of.tmp : tmpname, err, sizeof(err)))
+		goto out;
+	if (o->out) {
+		if (outfile_commit(&of, &e)) {
+			snprintf(err, sizeof(err), "%s", e.msg);
+			goto out;
+		}
+		fprintf(stderr,
+			"mmsim layout: wrote %s: %d fields placed from the BTF, %d not in it (see its comments)\n",
+			o->out, placed, missing);
+	} else {
+		int c;
+
+		rewind(mf);
+		while ((c = fgetc(mf)) != EOF)
+			putchar(c);
+	}
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "mmsim layout: %s\n", err);
+	if (o->out && of.slot >= 0)
+		outfile_abort(&of);
+	if (!o->out && mf)
+		fclose(mf);
+	else if (!o->out && tmpfd >= 0)
+		close(tmpfd);
+	if (!o->out && tmpfd >= 0)
+		unlink(tmpname);
+	for (size_t p = 0; have_structs && p < NPREFIX; p++)
+		lay_struct_free(&s[p]);
+	if (have_base)
+		profile_free(&base);
+	lay_close(b);
+	free(names.v);
+	return rc;
+}
+
+int cmd_layout(int argc, char **argv)
+{
+	struct lay_opts o = {.depth = 1};
+	struct btf *b = NULL;
+	char err[600];
+	int rc;
+
+	if ((rc = parse(argc, argv, &o)))
+		return 2;
+	if (o.help) {
+		layout_usage(stdout);
+		return 0;
+	}
+	if (o.diff[0])
+		return cmd_diff(&o);
+	if (o.emit)
+		return cmd_emit(&o);
+	if (lay_open(o.btf, &b, err, sizeof(err))) {
+		fprintf(stderr, "mmsim layout: %s\n", err);
+		return 1;
+	}
+	rc = 0;
+	for (int i = 0; i < o.nstructs && !rc; i++) {
+		struct lay_struct s;
+
+		if (lay_struct_get(b, o.structs[i], &s, err, sizeof(err))) {
+			fprintf(stderr, "mmsim layout: %s: %s\n", o.btf ? o.btf : LAY_DEFAULT_BTF, err);
+			rc = 1;
+			break;
+		}
+		if (i)
+			printf("\n");
+		print_struct(stdout, &s, o.depth);
+		lay_struct_free(&s);
+	}
+	lay_close(b);
+	return rc;
+}

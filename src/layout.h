@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmsim layout: the kernel's own structure layout, read from its BTF (/sys/kernel/btf/vmlinux, or a
+ * vmlinux or raw BTF file) with libbpf; each field's offset, size and cache line, nested and
+ * anonymous structs and unions walked; a kernel profile's [layout] written from it; two kernels'
+ * layouts compared on the fields the scenarios name.
+ */
+#ifndef MMSIM_LAYOUT_H
+#define MMSIM_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LAY_LINE 64 /* bytes of a cache line */
+
+/* One member of a flattened structure: anonymous structs and unions add no name to the path. */
+struct lay_field {
+	char path[192];	   /* e.g. "mmap_lock.count", "rss_stat[1].count" */
+	char type[96];	   /* C-ish type name */
+	uint64_t bit_off;  /* from the start of the outermost struct */
+	uint32_t bit_size; /* bitfields: their width; else 8 x size */
+	uint64_t size;	   /* bytes (bitfields: of the underlying type) */
+	int depth;	   /* nesting depth, anonymous levels included */
+	int level;	   /* named ancestors: 0 for a member of the outermost struct (through anonymous ones) */
+	int composite;	   /* a struct or union whose members follow */
+	int bitfield;
+};
+
+struct lay_struct {
+	char name[96]; /* "mm_struct" */
+	uint64_t size;
+	int nfields;
+	struct lay_field *f;
+};
+
+struct btf;
+
+/* The BTF at @path (NULL: /sys/kernel/btf/vmlinux): 0, or -1 with @err (naming the file). */
+int lay_open(const char *path, struct btf **out, char *err, size_t cap);
+void lay_close(struct btf *btf);
+/* The struct (or union) @name of @btf, flattened: 0, or -1 with @err. */
+int lay_struct_get(const struct btf *btf, const char *name, struct lay_struct *s, char *err, size_t cap);
+void lay_struct_free(struct lay_struct *s);
+/* The field of @s at @path, or NULL. */
+const struct lay_field *lay_find(const struct lay_struct *s, const char *path);
+
+/* mmsim layout [--btf FILE] [--emit-profile [--base K] [-o FILE] [--force]] [--diff A B] [STRUCT...] */
+int cmd_layout(int argc, char **argv);
+
+#endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* mmsim layout's BTF reader (src/layout.c) on synthetic BTF whose layout is known by construction
+ * (tests/btfgen.c), and its errors on what is not BTF. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "layout.h"
+
+#define BTFGEN_NO_MAIN
+#include "btfgen.c"
+
+static char dir[] = "/tmp/mmsim-test-layout-XXXXXX";
+
+static void path_of(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+static int setup(void **state)
+{
+	char a[128], b[128];
+
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	path_of(a, sizeof(a), "a.btf");
+	path_of(b, sizeof(b), "b.btf");
+	return btfgen_write(a, 0) || btfgen_write(b, 1) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+static void get(const char *file, const char *name, struct lay_struct *s)
+{
+	char p[128], err[600];
+	struct btf *b;
+
+	path_of(p, sizeof(p), file);
+	if (lay_open(p, &b, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (lay_struct_get(b, name, s, err, sizeof(err)))
+		fail_msg("%s", err);
+	lay_close(b);
+}
+
+static uint64_t byte_of(const struct lay_struct *s, const char *path)
+{
+	const struct lay_field *f = lay_find(s, path);
+
+	if (!f)
+		fail_msg("%s has no %s", s->name, path);
+	return f->bit_off / 8;
+}
+
+/* Offsets by construction: nested named structs by path, anonymous struct and union members by
+ * their own names, array elements of structs one by one, a bitfield's bits. */
+static void offsets_as_built(void **state)
+{
+	struct lay_struct a, b;
+	const struct lay_field *bits;
+
+	(void)state;
+	get("a.btf", "mm_struct", &a);
+	assert_int_equal(a.size, 512);
+	assert_int_equal(byte_of(&a, "mm_count"), 0);
+	assert_int_equal(byte_of(&a, "mmap_lock"), 184);
+	assert_int_equal(byte_of(&a, "mmap_lock.count"), 184);
+	assert_int_equal(byte_of(&a, "mmap_lock.owner"), 192);
+	assert_int_equal(byte_of(&a, "mmap_lock.count") / LAY_LINE, 2);
+	assert_int_equal(byte_of(&a, "mmap_lock.owner") / LAY_LINE, 3);
+	assert_int_equal(byte_of(&a, "mmap_lock.wait_list.prev"), 184 + 24 + 8);
+	assert_int_equal(byte_of(&a, "a"), 256);
+	assert_int_equal(byte_of(&a, "rss_stat[1].count"), 320 + 40 + 8);
+	assert_int_equal(byte_of(&a, "rss_stat[3].counters"), 320 + 3 * 40 + 32);
+	assert_int_equal(lay_find(&a, "mmap_lock")->size, 40);
+	bits = lay_find(&a, "bits");
+	assert_non_null(bits);
+	assert_true(bits->bitfield && bits->bit_off == 37 && bits->bit_size == 3);
+	assert_int_equal(byte_of(&a, "b"), 256);
+	assert_null(lay_find(&a, "no_such"));
+	assert_null(lay_find(&a, "mmap_lock.no_such"));
+	lay_struct_free(&a);
+	get("b.btf", "mm_struct", &b);
+	assert_int_equal(byte_of(&b, "mmap_lock.count") / LAY_LINE, 1);
+	assert_null(lay_find(&b, "mm_lock_seq"));
+	lay_struct_free(&b);
+	get("b.btf", "vm_area_struct", &b);
+	assert_int_equal(byte_of(&b, "vm_flags"), 80);
+	assert_int_equal(byte_of(&b, "__vm_flags"), 80);
+	lay_struct_free(&b);
+}
+
+/* What is not BTF is refused, naming the file; a struct it lacks, naming the struct. */
+static void errors_name_the_file_and_struct(void **state)
+{
+	char p[128], q[128], err[600];
+	struct btf *b = NULL;
+	struct lay_struct s;
+	FILE *f, *g;
+	char buf[4096];
+	size_t n;
+
+	(void)state;
+	path_of(p, sizeof(p), "missing.btf");
+	assert_int_equal(lay_open(p, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, p));
+	/* truncated: the first 40 bytes of a.btf (the header and a little more) */
+	path_of(p, sizeof(p), "a.btf");
+	path_of(q, sizeof(q), "short.btf");
+	f = fopen(p, "rb");
+	g = fopen(q, "wb");
+	assert_true(f && g);
+	n = fread(buf, 1, 40, f);
+	assert_int_equal(fwrite(buf, 1, n, g), n);
+	fclose(f);
+	fclose(g);
+	assert_int_equal(lay_open(q, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, q));
+	assert_non_null(strstr(err, "no BTF"));
+	/* text */
+	path_of(q, sizeof(q), "text.btf");
+	g = fopen(q, "w");
+	assert_non_null(g);
+	fputs("struct mm_struct { int a; };\n", g);
+	fclose(g);
+	assert_int_equal(lay_open(q, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, q));
+	/* a struct the BTF lacks */
+	assert_int_equal(lay_open(p, &b, err, sizeof(err)), 0);
+	assert_int_equal(lay_struct_get(b, "zone", &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'zone'"));
+	lay_close(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(offsets_as_built),
+	    cmocka_unit_test(errors_name_the_file_and_struct),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
