@@ -180,6 +180,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 		f.bit_size = bitfield ? bitfield : (uint32_t)(8 * sz);
 		f.depth = depth;
 		f.level = level;
+		f.align = btf__align_of(btf, tid) > 0 ? btf__align_of(btf, tid) : 1;
 		f.composite = composite;
 		if (add_field(s, cap, &f))
 			return -1;
@@ -263,6 +264,174 @@ const struct lay_field *lay_find(const struct lay_struct *s, const char *path)
 		if (!strcmp(s->f[i].path, path))
 			return &s->f[i];
 	return NULL;
+}
+
+/* ---- what-ifs on the layout ------------------------------------------------------------------ */
+
+/* The outermost struct's members as slots: members whose bytes overlap (a union's, a bitfield's
+ * storage) make one slot, which moves as one. */
+struct lay_slot {
+	uint64_t start, end; /* bytes, as the BTF has them */
+	int align;	     /* bytes */
+	int line_start;	     /* began a line after padding: keeps beginning one */
+	int own_line;	     /* a what-if gave it a line of its own */
+	int64_t forced;	     /* LAY_OFFSET: its new start, else -1 */
+	uint64_t nstart;     /* where it goes */
+	int empty;	     /* no bytes: a flexible array member */
+};
+
+static int slots_of(const struct lay_struct *s, struct lay_slot **out, int *n)
+{
+	struct lay_slot *v = calloc((size_t)s->nfields + 1, sizeof(*v));
+	int k = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 0; i < s->nfields; i++) {
+		const struct lay_field *f = &s->f[i];
+		uint64_t a = f->bit_off / 8, b = (f->bit_off + f->bit_size + 7) / 8;
+
+		if (f->level != 0)
+			continue;
+		int empty = b <= a;
+
+		if (empty)
+			b = a + 1;	     /* one byte to find it by; laid out as none */
+		if (k && a < v[k - 1].end) { /* overlaps the slot before: a union's member, a bitfield */
+			if (b > v[k - 1].end)
+				v[k - 1].end = b;
+			if (f->align > v[k - 1].align)
+				v[k - 1].align = f->align;
+			continue;
+		}
+		v[k] = (struct lay_slot){.start = a, .end = b, .align = f->align, .forced = -1, .empty = empty};
+		v[k].line_start = a % LAY_LINE == 0 && a > 0 && (k == 0 || v[k - 1].end < a);
+		k++;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static int slot_of(const struct lay_slot *v, int n, uint64_t byte)
+{
+	for (int i = 0; i < n; i++)
+		if (byte >= v[i].start && byte < v[i].end)
+			return i;
+	return -1;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return a > 1 ? (x + a - 1) / a * a : x;
+}
+
+int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, size_t cap)
+{
+	const struct lay_field *f = lay_find(s, mv->path), *o = NULL;
+	struct lay_slot *v;
+	int n, at, *order, maxalign = 1, rc = -1;
+
+	if (!f) {
+		snprintf(err, cap, "struct %s has no member '%s'", s->name, mv->path);
+		return -1;
+	}
+	if (mv->kind == LAY_AFTER && !(o = lay_find(s, mv->other))) {
+		snprintf(err, cap, "struct %s has no member '%s'", s->name, mv->other);
+		return -1;
+	}
+	if (slots_of(s, &v, &n))
+		goto oom;
+	if (!(order = malloc(((size_t)n + 1) * sizeof(*order)))) {
+		free(v);
+		goto oom;
+	}
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	at = slot_of(v, n, f->bit_off / 8);
+	if (at < 0) {
+		snprintf(err, cap, "%s.%s: in no member of the struct", s->name, mv->path);
+		goto out;
+	}
+	if (mv->kind == LAY_PAD) {
+		v[at].own_line = 1;
+	} else {
+		int to = n - 1; /* the moved slot's new place in the order */
+
+		memmove(order + at, order + at + 1, (size_t)(n - at - 1) * sizeof(*order));
+		if (mv->kind == LAY_OWN_LINE) {
+			v[at].own_line = 1;
+			if (to > 0 && v[order[to - 1]].empty)
+				to--; /* before a flexible array member, which must stay last */
+		} else if (mv->kind == LAY_AFTER) {
+			int after = slot_of(v, n, o->bit_off / 8);
+
+			if (after == at) {
+				snprintf(err, cap,
+					 "%s and %s are one member (a union or a bitfield unit): nothing to move",
+					 mv->path, mv->other);
+				goto out;
+			}
+			for (to = 0; to < n - 1 && order[to] != after; to++)
+				;
+			to++;
+		} else { /* LAY_OFFSET */
+			if (mv->offset % (uint64_t)v[at].align) {
+				snprintf(err, cap, "offset:%llu: %s needs %d-byte alignment",
+					 (unsigned long long)mv->offset, mv->path, v[at].align);
+				goto out;
+			}
+			for (to = 0; to < n - 1 && v[order[to]].start < mv->offset; to++)
+				;
+			v[at].forced = (int64_t)mv->offset;
+		}
+		memmove(order + to + 1, order + to, (size_t)(n - 1 - to) * sizeof(*order));
+		order[to] = at;
+	}
+	{
+		uint64_t cur = 0;
+
+		for (int i = 0; i < n; i++) {
+			struct lay_slot *x = &v[order[i]];
+			uint64_t a = (uint64_t)x->align, size = x->empty ? 0 : x->end - x->start;
+
+			if (x->line_start || x->own_line)
+				a = a > LAY_LINE ? a : LAY_LINE;
+			if (x->forced >= 0) {
+				if ((uint64_t)x->forced < cur) {
+					snprintf(
+					    err, cap,
+					    "offset:%lld: %s would overlap the member before it, which ends at %llu",
+					    (long long)x->forced, mv->path, (unsigned long long)cur);
+					goto out;
+				}
+				x->nstart = (uint64_t)x->forced;
+			} else {
+				x->nstart = align_up(cur, a);
+			}
+			cur = x->nstart + size;
+			if (x->own_line)
+				cur = align_up(cur, LAY_LINE);
+			if ((int)a > maxalign)
+				maxalign = (int)a;
+		}
+		s->size = align_up(cur, (uint64_t)maxalign);
+	}
+	/* every field moves with the member of the outermost struct that holds it */
+	for (int i = 0; i < s->nfields; i++) {
+		int k = slot_of(v, n, s->f[i].bit_off / 8);
+
+		if (k >= 0)
+			s->f[i].bit_off = s->f[i].bit_off - 8 * v[k].start + 8 * v[k].nstart;
+	}
+	rc = 0;
+out:
+	free(order);
+	free(v);
+	return rc;
+oom:
+	snprintf(err, cap, "out of memory");
+	return -1;
 }
 
 /* ---- printing ------------------------------------------------------------------------------- */
@@ -402,6 +571,8 @@ struct lay_opts {
 	int emit, force, help, depth;
 	const char *structs[32];
 	int nstructs;
+	const char *moves[8]; /* --move FIELD=WHERE, --pad FIELD (as "FIELD=pad") */
+	int nmoves;
 };
 
 static void layout_usage(FILE *f)
@@ -468,6 +639,20 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 				o->scenario = argv[++i];
 			else
 				o->out = argv[++i];
+		} else if (!strcmp(a, "--move") || !strcmp(a, "--pad")) {
+			static char pads[8][200];
+
+			if (!more)
+				return lay_die("%s needs a value%s", a, "");
+			if (o->nmoves == 8)
+				return lay_die("at most 8 --move and --pad%s%s", "", "");
+			if (!strcmp(a, "--pad")) {
+				snprintf(pads[o->nmoves], sizeof(pads[0]), "%s=pad", argv[++i]);
+				o->moves[o->nmoves] = pads[o->nmoves];
+				o->nmoves++;
+			} else {
+				o->moves[o->nmoves++] = argv[++i];
+			}
 		} else if (!strcmp(a, "--diff")) {
 			if (i + 2 >= argc)
 				return lay_die("--diff needs two BTF files (A B)%s%s", "", "");
@@ -487,8 +672,8 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 		return lay_die("--diff A B takes no --btf, --emit-profile or STRUCT%s%s", "", "");
 	if (o->emit && o->nstructs)
 		return lay_die("--emit-profile takes no STRUCT (it writes what the scenarios name)%s%s", "", "");
-	if (!o->emit && (o->base || o->out || o->force))
-		return lay_die("--base, -o and --force are for --emit-profile%s%s", "", "");
+	if (!o->emit && (o->base || o->out || o->force || o->nmoves))
+		return lay_die("--base, -o, --force, --move and --pad are for --emit-profile%s%s", "", "");
 	if (o->scenario && !o->emit && !o->diff[0])
 		return lay_die("--scenario is for --emit-profile and --diff%s%s", "", "");
 	if (!o->emit && !o->diff[0] && !o->nstructs)
@@ -595,6 +780,76 @@ out:
 	return rc;
 }
 
+/* --move FIELD=own-line|after:OTHER|offset:N, or FIELD=pad (--pad FIELD): FIELD and OTHER are
+ * scenario names (mm.X, vma.X) or their structs' member paths after the prefix. */
+static int apply_move(struct lay_struct *s, const char *spec, char *err, size_t cap)
+{
+	const char *eq = strchr(spec, '='), *how;
+	char name[192], *end;
+	struct lay_move m = {0};
+	const struct lay_field *f;
+	int p;
+
+	if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof(name)) {
+		snprintf(err, cap, "--move '%s': expected FIELD=own-line, FIELD=after:OTHER or FIELD=offset:N", spec);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - spec), spec);
+	if ((p = name_struct(name)) < 0) {
+		snprintf(err, cap,
+			 "--move '%s': expected a field of mm_struct (mm.FIELD) or vm_area_struct (vma.FIELD)", spec);
+		return -1;
+	}
+	if (!(f = name_member(&s[p], name, p, &how))) {
+		snprintf(err, cap, "--move '%s': struct %s has no member for %s", spec, lay_prefix[p].btf_struct, name);
+		return -1;
+	}
+	snprintf(m.path, sizeof(m.path), "%s", f->path);
+	eq++;
+	if (!strcmp(eq, "own-line")) {
+		m.kind = LAY_OWN_LINE;
+	} else if (!strcmp(eq, "pad")) {
+		m.kind = LAY_PAD;
+	} else if (!strncmp(eq, "after:", 6)) {
+		const struct lay_field *g;
+		int q = name_struct(eq + 6);
+
+		m.kind = LAY_AFTER;
+		if (q >= 0 && q != p) {
+			snprintf(err, cap, "--move '%s': %s is not in struct %s", spec, eq + 6,
+				 lay_prefix[p].btf_struct);
+			return -1;
+		}
+		g = q >= 0 ? name_member(&s[p], eq + 6, p, &how) : lay_find(&s[p], eq + 6);
+		if (!g) {
+			snprintf(err, cap, "--move '%s': struct %s has no member for %s", spec,
+				 lay_prefix[p].btf_struct, eq + 6);
+			return -1;
+		}
+		snprintf(m.other, sizeof(m.other), "%s", g->path);
+	} else if (!strncmp(eq, "offset:", 7)) {
+		m.kind = LAY_OFFSET;
+		errno = 0;
+		m.offset = strtoull(eq + 7, &end, 10);
+		if (errno || end == eq + 7 || *end || m.offset > 1u << 20) {
+			snprintf(err, cap, "--move '%s': offset:N wants a byte offset (a whole number up to 1048576)",
+				 spec);
+			return -1;
+		}
+	} else {
+		snprintf(err, cap, "--move '%s': expected own-line, after:OTHER or offset:N after the '='", spec);
+		return -1;
+	}
+	if (lay_relayout(&s[p], &m, err, cap)) {
+		char e2[400];
+
+		snprintf(e2, sizeof(e2), "%.*s", (int)sizeof(e2) - 1, err);
+		snprintf(err, cap, "--move '%.200s': %s", spec, e2);
+		return -1;
+	}
+	return 0;
+}
+
 /* The emitted text must load as a kernel profile (its base merged, its [layout] names checked
  * against the scenarios): written to @path, loaded, derived.  0, or -1 with @err. */
 static int check_profile(const char *path, char *err, size_t cap)
@@ -649,6 +904,9 @@ static int cmd_emit(const struct lay_opts *o)
 	if (lay_open(btf, &b, err, sizeof(err)) || load_structs(b, s, err, sizeof(err)))
 		goto out;
 	have_structs = 1;
+	for (int i = 0; i < o->nmoves; i++)
+		if (apply_move(s, o->moves[i], err, sizeof(err)))
+			goto out;
 	if (names_of_all(o->scenario, &names, err, sizeof(err)))
 		goto out;
 	if (o->out) {
@@ -672,6 +930,9 @@ static int cmd_emit(const struct lay_opts *o)
 		"name = %s-btf\n# [assumed] the base profile's release\nversion = %s\n# [assumed] every entry "
 		"not set here is %s's\nbase = %s\n\n[layout]\n",
 		LAY_LINE, LAY_LINE, bk.name, bk.name, bk.version, bk.name, bk.name);
+	for (int i = 0; i < o->nmoves; i++)
+		fprintf(mf, "# what-if: --move %s: the struct laid out again, each member at its natural alignment\n",
+			o->moves[i]);
 	for (int i = 0; i < names.n; i++) {
 		int p = name_struct(names.v[i]);
 		const char *how;

@@ -24,6 +24,7 @@ struct lay_field {
 	int level;	   /* named ancestors: 0 for a member of the outermost struct (through anonymous ones) */
 	int composite;	   /* a struct or union whose members follow */
 	int bitfield;
+	int align; /* bytes: the type's natural alignment (BTF keeps no aligned attribute) */
 };
 
 struct lay_struct {
@@ -43,6 +44,19 @@ int lay_struct_get(const struct btf *btf, const char *name, struct lay_struct *s
 void lay_struct_free(struct lay_struct *s);
 /* The field of @s at @path, or NULL. */
 const struct lay_field *lay_find(const struct lay_struct *s, const char *path);
+
+/* A what-if on a struct's layout: the member (of the outermost struct) holding @path moves to a line
+ * of its own at the end (LAY_OWN_LINE), right after the member holding @other (LAY_AFTER), to byte
+ * @offset (LAY_OFFSET), or gets a line of its own where it is (LAY_PAD); every member is laid out
+ * again in order with its natural alignment (a member that began a line after padding keeps
+ * beginning one).  0, or -1 with @err. */
+enum lay_move_kind { LAY_OWN_LINE, LAY_AFTER, LAY_OFFSET, LAY_PAD };
+struct lay_move {
+	enum lay_move_kind kind;
+	char path[192], other[192];
+	uint64_t offset;
+};
+int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, size_t cap);
 
 /* mmsim layout [--btf FILE] [--emit-profile [--base K] [-o FILE] [--force]] [--diff A B] [STRUCT...] */
 int cmd_layout(int argc, char **argv);

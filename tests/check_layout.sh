@@ -84,6 +84,25 @@ grep -q '^# not in this BTF: mm.vmacache_seqnum' "$prof" && ok "emitted: a field
 "$mmsim" --kernel "$prof" --scenario page_fault4_mmap_lock --tasks 2 --format csv >"$dir/run.csv" 2>"$dir/run.err" &&
 	ok "--kernel takes the emitted profile" || bad "--kernel refused it: $(cat "$dir/run.err")"
 
+# --move / --pad (the struct laid out again): a move that changes nothing gives the same profile on
+# this machine's BTF (the layout recomputed from sizes and alignments is the kernel's own); on A,
+# mmap_lock to a line of its own lands at 384 (test_layout.c works the offsets out)
+if [ -r "$sys" ]; then
+	"$mmsim" layout --emit-profile >"$dir/nomove.conf" 2>/dev/null
+	"$mmsim" layout --emit-profile --move mm.map_count=after:mm.pgtables_bytes 2>/dev/null | grep -v '^# what-if' >"$dir/noop.conf"
+	cmp -s "$dir/nomove.conf" "$dir/noop.conf" && ok "a move that changes nothing: the same profile (relayout = the kernel's)" ||
+		bad "a no-op move changed the profile: $(diff "$dir/nomove.conf" "$dir/noop.conf" | head -4 | tr '\n' ';')"
+fi
+"$mmsim" layout --btf "$dir/a.btf" --emit-profile --move mm.mmap_lock=own-line >"$dir/moved.conf" 2>"$dir/err" ||
+	bad "--move own-line failed: $(cat "$dir/err")"
+grep -qx 'mm.mmap_lock.count = mm.line6' "$dir/moved.conf" && grep -q '^# what-if: --move mm.mmap_lock=own-line' "$dir/moved.conf" &&
+	ok "--move mm.mmap_lock=own-line: count on line 6, the what-if stated" || bad "--move own-line: $(grep mmap_lock.count "$dir/moved.conf")"
+for m in "mm.mmap_lock" "mm.mmap_lock=elsewhere" "mm.no_such=own-line" "mm.mm_users=offset:101" "zone.lock=own-line"; do
+	"$mmsim" layout --btf "$dir/a.btf" --emit-profile --move "$m" -o "$dir/m.conf" 2>"$dir/err" && bad "--move $m accepted" ||
+		{ grep -q -- "--move '$m'" "$dir/err" && [ ! -e "$dir/m.conf" ] && ok "--move $m refused: $(head -c 90 "$dir/err")" ||
+			bad "--move $m: $(cat "$dir/err")"; }
+done
+
 # ---- 3. errors ------------------------------------------------------------------------------------
 head -c 40 "$dir/a.btf" >"$dir/short.btf"
 echo "not BTF" >"$dir/text.btf"

@@ -147,11 +147,90 @@ static void errors_name_the_file_and_struct(void **state)
 	lay_close(b);
 }
 
+static void moved(const char *path, enum lay_move_kind kind, const char *other, uint64_t off, struct lay_struct *a)
+{
+	struct lay_move m = {.kind = kind, .offset = off};
+	char err[600];
+
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	if (other)
+		snprintf(m.other, sizeof(m.other), "%s", other);
+	get("a.btf", "mm_struct", a);
+	if (lay_relayout(a, &m, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/*
+ * What-ifs laid out by hand on A: members in order at natural alignment, so A's holes that no
+ * alignment explains close (mm_users goes from 132 to 72); task_size, the a/b union and rss_stat
+ * began a line after padding, so they keep beginning one.
+ * mmap_lock to a line of its own: mm_count 0, bits @4, task_size 64, mm_users 72, pgtables_bytes
+ * 80, map_count 88, page_table_lock 92, mm_lock_seq 96, a 128, rss_stat 192 (to 352), mmap_lock
+ * 384 (its line; the struct 448).  mm_users at offset 100: pgtables_bytes 104, map_count 112,
+ * page_table_lock 116, mmap_lock 120 (count line 1, owner 128: line 2), mm_lock_seq 160, a 192,
+ * rss_stat 256.  map_count padded to a line of its own where it is: 128 (after mm_users 72 and
+ * pgtables_bytes 80), page_table_lock 192, mmap_lock 200, mm_lock_seq 240, a 256, rss_stat 320,
+ * the struct 512.  mm_lock_seq right after mm_users: 76, pgtables_bytes 80, mmap_lock 96.
+ */
+static void what_ifs_by_hand(void **state)
+{
+	struct lay_struct a;
+	char err[600];
+	struct lay_move bad = {.kind = LAY_OFFSET, .offset = 101};
+
+	(void)state;
+	moved("mmap_lock", LAY_OWN_LINE, NULL, 0, &a);
+	assert_int_equal(byte_of(&a, "mm_users"), 72);
+	assert_int_equal(byte_of(&a, "pgtables_bytes"), 80);
+	assert_int_equal(byte_of(&a, "mm_lock_seq"), 96);
+	assert_int_equal(byte_of(&a, "a"), 128);
+	assert_int_equal(byte_of(&a, "rss_stat[1].count"), 192 + 40 + 8);
+	assert_int_equal(byte_of(&a, "mmap_lock.count"), 384);
+	assert_int_equal(byte_of(&a, "mmap_lock.owner"), 392);
+	assert_int_equal(a.size, 448);
+	lay_struct_free(&a);
+	moved("mm_users", LAY_OFFSET, NULL, 100, &a);
+	assert_int_equal(byte_of(&a, "mm_users"), 100);
+	assert_int_equal(byte_of(&a, "pgtables_bytes"), 104);
+	assert_int_equal(byte_of(&a, "mmap_lock.count"), 120);
+	assert_int_equal(byte_of(&a, "mmap_lock.owner"), 128);
+	assert_int_equal(byte_of(&a, "rss_stat"), 256);
+	lay_struct_free(&a);
+	moved("map_count", LAY_PAD, NULL, 0, &a);
+	assert_int_equal(byte_of(&a, "map_count"), 128);
+	assert_int_equal(byte_of(&a, "page_table_lock"), 192);
+	assert_int_equal(byte_of(&a, "mmap_lock"), 200);
+	assert_int_equal(byte_of(&a, "mm_lock_seq"), 240);
+	assert_int_equal(byte_of(&a, "rss_stat"), 320);
+	assert_int_equal(a.size, 512);
+	lay_struct_free(&a);
+	moved("mm_lock_seq", LAY_AFTER, "mm_users", 0, &a);
+	assert_int_equal(byte_of(&a, "mm_lock_seq"), 76);
+	assert_int_equal(byte_of(&a, "pgtables_bytes"), 80);
+	assert_int_equal(byte_of(&a, "mmap_lock"), 96);
+	lay_struct_free(&a);
+	/* refused: a misaligned offset, one overlapping the member before, a member it lacks */
+	get("a.btf", "mm_struct", &a);
+	snprintf(bad.path, sizeof(bad.path), "mm_users");
+	assert_int_equal(lay_relayout(&a, &bad, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "4-byte alignment"));
+	bad.offset = 68; /* task_size is at 64 to 72 */
+	assert_int_equal(lay_relayout(&a, &bad, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "overlap"));
+	snprintf(bad.path, sizeof(bad.path), "no_such");
+	assert_int_equal(lay_relayout(&a, &bad, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no member 'no_such'"));
+	/* nothing moved by the refusals */
+	assert_int_equal(byte_of(&a, "mm_users"), 132);
+	lay_struct_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(offsets_as_built),
 	    cmocka_unit_test(errors_name_the_file_and_struct),
+	    cmocka_unit_test(what_ifs_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
