@@ -7,15 +7,19 @@
  *   3.x  - lib/rwsem.c of 3.9: xadd on count, no owner field, no
  *          optimistic spinning; waiters sleep in FIFO order; a wake-up
  *          grants the readers at the head of the queue, or wakes the
- *          writer there, which retries.  3.8 handed that writer the lock
- *          (writer_wake_grant); x86 3.10 to 5.1 let down_write's fast path
- *          take a lock with waiters but nobody active
+ *          writer there, which retries; a writer that queues tries once
+ *          more before it sleeps and may take the lock ahead of that head
+ *          writer (writer_slowpath_steal).  3.8 handed the head writer the
+ *          lock (writer_wake_grant); x86 3.10 to 5.1 let down_write's fast
+ *          path take a lock with waiters but nobody active
  *          (writer_fastpath_steal).
  *   5.3  - (5.3 to 5.10) count + owner; a reader that gets the lock reads
  *          owner (keeping RWSEM_NONSPINNABLE) and writes it; writers spin
  *          optimistically (osq) while the owner runs, and for a bounded time
  *          on readers; readers that find a running writer spin too;
- *          handoff after a 4 ms wait; a wake-up grants all queued readers.
+ *          handoff after a 4 ms wait, the handoff writer spinning on a
+ *          running owner (5.4 on, handoff_writer_spins; 5.3 itself slept);
+ *          a wake-up grants all queued readers.
  *   5.11 - as 5.3 without reader optimistic spinning (617f3ef95177), and
  *          with reader lock stealing (1a728dff855a).
  *   6.x  - as 5.11.
@@ -61,6 +65,8 @@ enum {
 	K_READER_SPIN_ADAPTIVE,
 	K_WRITER_WAKE_GRANT,
 	K_WRITER_FASTPATH_STEAL,
+	K_HANDOFF_WRITER_SPINS,
+	K_WRITER_SLOWPATH_STEAL,
 	K_NKEYS
 };
 
@@ -114,6 +120,18 @@ static const struct lk_key rwsem_keys[] = {
 				 "head (x86 3.10 to 5.1: fe6e674c6187 and its asm fast path; 5.2's generic C "
 				 "__down_write and 5.3's cmpxchg from 0, 64489e78004c, do not); 0: the fast path "
 				 "takes only a free lock with no waiters"},
+    [K_HANDOFF_WRITER_SPINS] = {"handoff_writer_spins", 0, 1, 1,
+				"the first waiter, a writer, that has set RWSEM_FLAG_HANDOFF and failed its "
+				"trylock spins on the owner while it runs (rwsem_spin_on_owner) instead of "
+				"sleeping, and tries again under wait_lock as soon as the owner is gone (5.4 "
+				"91d2a812dfb9; waiter.handoff_set since 5.16 d257cc8cb8d5); 0: it sleeps until "
+				"the release wakes it (5.3)"},
+    [K_WRITER_SLOWPATH_STEAL] = {"writer_slowpath_steal", 0, 1, 1,
+				 "a writer that has queued tries the lock under wait_lock before it first "
+				 "sleeps, and takes it if the first waiter is a writer and nobody is active, "
+				 "ahead of the woken head writer (3.9 rwsem_down_failed_common's loop, "
+				 "try_get_writer_sem: 'may steal from the head writer'); 0: a queued writer "
+				 "sleeps at once and tries only once woken"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -122,17 +140,18 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
 struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
-	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal;
+	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
+	    handoff_writer_spins, writer_slowpath_steal;
 	sim_time_t handoff_ps; /* 0: no handoff */
 	int handoff;	       /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -191,6 +210,8 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->reader_spin_adaptive = v[K_READER_SPIN_ADAPTIVE] != 0;
 	r->writer_wake_grant = v[K_WRITER_WAKE_GRANT] != 0;
 	r->writer_fastpath_steal = v[K_WRITER_FASTPATH_STEAL] != 0;
+	r->handoff_writer_spins = v[K_HANDOFF_WRITER_SPINS] != 0;
+	r->writer_slowpath_steal = v[K_WRITER_SLOWPATH_STEAL] != 0;
 	r->wl_holder = -1;
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
@@ -258,6 +279,14 @@ static void take_write_slow(struct lock_inst *lk, struct lk_task *st, int me)
 static int can_write(const struct lock_inst *lk, int me)
 {
 	return lk->holder < 0 && lk->nreaders == 0 && (!R(lk)->handoff || lk_wq_first(lk, NULL) == me);
+}
+
+/* writer_slowpath_steal: 3.9 try_get_writer_sem "only steal when first waiter is writing" */
+static int first_is_writer(const struct lock_inst *lk)
+{
+	int mode;
+
+	return lk_wq_first(lk, &mode) >= 0 && mode == M_WRITE;
 }
 
 static void wq_remove(struct lock_inst *lk, int task)
@@ -423,6 +452,8 @@ enum {
 	P_WR_RETRY, /* woken writer: take wait_lock and try */
 	P_WR_RETRY_DROP,
 	P_WR_RETRY_GOT,
+	P_WR_HANDOFF_SPIN, /* handoff_writer_spins: rwsem_spin_on_owner, read owner */
+	P_WR_HANDOFF_COUNT,
 	P_TRY_LOAD, /* down_read_trylock: read count */
 	P_TRY_CMPXCHG,
 	P_REL_OWNER, /* up_write: clear owner */
@@ -532,7 +563,9 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_DROP_WL:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = P_SLEEP;
+			/* writer_slowpath_steal: 3.9's loop retakes wait_lock for try_get_writer_sem
+			 * before its first schedule() */
+			st->phase = !rd && R(lk)->writer_slowpath_steal ? P_WR_RETRY : P_SLEEP;
 			break;
 		case P_SLEEP:
 			if (!st->granted) {
@@ -640,7 +673,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WR_RETRY: /* woken writer: rwsem_try_write_lock under wait_lock */
 			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
 				return LK_WAIT;
-			if (can_write(lk, me)) {
+			if (can_write(lk, me) && (!R(lk)->writer_slowpath_steal || first_is_writer(lk))) {
 				if (R(lk)->handoff && lk_wq_first(lk, NULL) == me) {
 					R(lk)->handoff = 0;
 					lk_count_stat(lk, LKS_HANDOFF);
@@ -659,7 +692,29 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WR_RETRY_DROP:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))
 				return LK_WAIT;
-			st->phase = P_SLEEP;
+			/* handoff_writer_spins (5.4): the handoff writer spins on the owner */
+			st->phase = R(lk)->handoff_writer_spins && R(lk)->handoff && lk_wq_first(lk, NULL) == me
+					? P_WR_HANDOFF_SPIN
+					: P_SLEEP;
+			break;
+		case P_WR_HANDOFF_SPIN: /* rwsem_spin_on_owner: read owner (no owner field: count only) */
+			if (R(lk)->owner && !rt_access(s, t, own, COH_LOAD))
+				return LK_WAIT;
+			st->phase = P_WR_HANDOFF_COUNT;
+			break;
+		case P_WR_HANDOFF_COUNT:
+			if (!rt_access(s, t, cnt, COH_LOAD))
+				return LK_WAIT;
+			if (lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
+				/* OWNER_WRITER, running: until the owner changes or goes off-CPU */
+				lk_count_stat(lk, LKS_SPIN);
+				st->phase = P_WR_HANDOFF_SPIN;
+				rt_spin_on_owner(s, t, cnt, lk->holder);
+				return LK_WAIT;
+			}
+			/* OWNER_NULL: "goto trylock_again", no schedule(); a reader owner or one off the CPU:
+			 * sleep until the release wakes us */
+			st->phase = lk->holder < 0 && !lk->nreaders ? P_WR_RETRY : P_SLEEP;
 			break;
 		case P_WR_RETRY_GOT:
 			if (!rt_store(s, t, own, wl_drop, lk, 0))

@@ -94,6 +94,11 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
 		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 0);
 		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 1);
 		contract(lock_design_find("rwsem"), eras[e], "writer_fastpath_steal = 1\n", 1);
+		/* 3.9's slow-path steal and 5.4's spinning handoff writer, handoff soon */
+		contract(lock_design_find("rwsem"), eras[e],
+			 "writer_slowpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = 0.02\n", 0);
+		contract(lock_design_find("rwsem"), eras[e],
+			 "writer_slowpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = 0.02\n", 1);
 	}
 }
 
@@ -809,29 +814,33 @@ static void rwsem_sleep_costs_schedule_on_the_cpu(void **state)
  * after the waker has dropped wait_lock (in 3.x it pays wake_step_ns, 300 ns, for the wake-up
  * while holding it), and holds the lock 5 us if it gets it: longer than what is left of w's
  * wake-up, so a woken w that retries finds x there and sleeps again.  The step of x's lock is
- * called "xl".
+ * called "xl", w's "wl" (its stats in @wl_st, if not NULL).
  */
-static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
+static void rw_gap_steps(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns,
+			 struct sim_step_stats *wl_st)
 {
 	char scn[1024];
 	struct tworld w;
 	struct sim_step_stats st[64];
-	int pc_xl = -1;
+	int pc_xl = -1, pc_wl = -1;
 
-	snprintf(scn, sizeof(scn),
-		 "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
-		 "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nbegin\n"
-		 "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
-		 "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
-		 "  as x\n    f compute 50800ns\n    xl lock L %s\n    f compute 5000ns\n    f unlock L %s\n  end\n",
-		 xmode, xmode);
+	snprintf(
+	    scn, sizeof(scn),
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+	    "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nbegin\n"
+	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+	    "  as w\n    f compute 1000ns\n    wl lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+	    "  as x\n    f compute 50800ns\n    xl lock L %s\n    f compute 5000ns\n    f unlock L %s\n  end\n",
+	    xmode, xmode);
 	memset(st, 0, sizeof(st));
 	rw_world(&w, era, keys, "pack:1 numa:1 core:8 pu:1", scn);
 	assert_true(w.prog.n < 64);
 	for (int pc = 0; pc < w.prog.n; pc++)
 		if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "xl"))
 			pc_xl = pc;
-	assert_true(pc_xl >= 0);
+		else if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "wl"))
+			pc_wl = pc;
+	assert_true(pc_xl >= 0 && pc_wl >= 0);
 	struct sim_config c = t_cfg(&w, 3);
 
 	c.ops_per_task = 1;
@@ -840,7 +849,14 @@ static void rw_gap_run(const char *era, const char *keys, const char *xmode, str
 	assert_int_equal(r->locks[0].violations, 0);
 	assert_true(st[pc_xl].visits == 1);
 	*xl_on_ns = sim_step_on_ps(&st[pc_xl]) / 1e3;
+	if (wl_st)
+		*wl_st = st[pc_wl];
 	t_world_free(&w);
+}
+
+static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
+{
+	rw_gap_steps(era, keys, xmode, r, xl_on_ns, NULL);
 }
 
 /*
@@ -855,7 +871,8 @@ static void rw_gap_run(const char *era, const char *keys, const char *xmode, str
  *     so only w's lock is contended, and x's down_write costs its one xadd: 35 ns (below); with
  *     it, the xadd finds w the owner: both are contended, and x queues: the xadd, wait_lock's RMW
  *     and count's (hits: 6 + 6) and the store dropping wait_lock (1), 48 ns; w's release then
- *     hands x the lock in turn, so x does not retry after its wake-up.
+ *     hands x the lock in turn, so x does not retry after its wake-up.  writer_slowpath_steal = 0,
+ *     as in 3.8 (3.9 brought it with the end of the hand-over): x sleeps right after queueing.
  * Sleeps and wake-ups are 2 each way: w twice, or w once and x once.
  */
 static void rwsem_writer_wake_grant_by_hand(void **state)
@@ -874,8 +891,10 @@ static void rwsem_writer_wake_grant_by_hand(void **state)
 	assert_int_equal(on.locks[0].wakeups, 2);
 	assert_int_equal(off.locks[0].wakeups, 2);
 
-	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 1\n", "write", &on, &on_ns);
-	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 0\n", "write", &off, &off_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 1\nwriter_slowpath_steal = 0\n", "write", &on,
+		   &on_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_wake_grant = 0\nwriter_slowpath_steal = 0\n", "write",
+		   &off, &off_ns);
 	assert_float_equal(on_ns, 48, 1e-6);
 	assert_float_equal(off_ns, 35, 1e-6);
 	assert_int_equal(on.locks[0].contended, 2);
@@ -892,17 +911,18 @@ static void rwsem_writer_wake_grant_by_hand(void **state)
  * the lock: x's lock is not contended and costs that one xadd, of a line a's core wrote last (its
  * release; count and wait_lock share the line here): 30 + 5 = 35 ns on a CPU; w's retry finds x
  * and w sleeps twice.  Without (3.9, and 5.3's cmpxchg from 0) the fast path fails on the waiter
- * and x queues behind w and sleeps: both locks contended, w and x asleep once each; x's
- * down_write: the xadd 35, wait_lock's RMW and count's 6 + 6, the drop 1, and once woken the
- * retry under wait_lock, whose line w's core wrote last: 35 + 1, so 84 ns.
+ * and x queues behind w and sleeps (writer_slowpath_steal = 0 here: no try before sleeping; see
+ * the next answer for 3.9's): both locks contended, w and x asleep once each; x's down_write:
+ * the xadd 35, wait_lock's RMW and count's 6 + 6, the drop 1, and once woken the retry under
+ * wait_lock, whose line w's core wrote last: 35 + 1, so 84 ns.
  */
 static void rwsem_writer_fastpath_steal_by_hand(void **state)
 {
 	struct sim_result on, off;
 	double on_ns, off_ns;
 
-	rw_gap_run("3.x", "writer_fastpath_steal = 1\n", "write", &on, &on_ns);
-	rw_gap_run("3.x", "writer_fastpath_steal = 0\n", "write", &off, &off_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 1\nwriter_slowpath_steal = 0\n", "write", &on, &on_ns);
+	rw_gap_run("3.x", "writer_fastpath_steal = 0\nwriter_slowpath_steal = 0\n", "write", &off, &off_ns);
 	assert_float_equal(on_ns, 35, 1e-6);
 	assert_float_equal(off_ns, 84, 1e-6);
 	assert_int_equal(on.locks[0].acquires[0], 3);
@@ -913,6 +933,83 @@ static void rwsem_writer_fastpath_steal_by_hand(void **state)
 	assert_int_equal(off.locks[0].sleeps, 2);
 	assert_int_equal(on.locks[0].wakeups, 2);
 	assert_int_equal(off.locks[0].wakeups, 2);
+}
+
+/*
+ * writer_slowpath_steal, by hand, in the world above on the 3.x preset (3.9: no fast-path steal),
+ * x a writer.  x's xadd in the gap fails on the waiter either way (both locks contended) and x
+ * queues behind w: the xadd 35 (a's core wrote the line last), wait_lock's RMW and count's 6 + 6,
+ * the store dropping wait_lock 1.  With the key (3.9 try_get_writer_sem) x then takes wait_lock
+ * again before its first schedule(): a hit, 6, and the head waiter, w, is a writer and nobody is
+ * active (w's wake-up is not over yet), so x takes the lock and drops wait_lock, 1: 55 ns, x
+ * never sleeps, and w's retry finds x and w sleeps twice; of the two contended locks only w's
+ * slept.  Without (the answer above) x sleeps at once and w takes the lock first: 84 ns, both
+ * slept.  Sleeps and wake-ups are 2 each way.
+ */
+static void rwsem_writer_slowpath_steal_by_hand(void **state)
+{
+	struct sim_result on, off;
+	double on_ns, off_ns;
+
+	rw_gap_run("3.x", "writer_slowpath_steal = 1\n", "write", &on, &on_ns);
+	rw_gap_run("3.x", "writer_slowpath_steal = 0\n", "write", &off, &off_ns);
+	assert_float_equal(on_ns, 55, 1e-6);
+	assert_float_equal(off_ns, 84, 1e-6);
+	assert_int_equal(on.locks[0].acquires[0], 3);
+	assert_int_equal(off.locks[0].acquires[0], 3);
+	assert_int_equal(on.locks[0].contended, 2);
+	assert_int_equal(off.locks[0].contended, 2);
+	assert_int_equal(on.locks[0].waits_slept, 1);
+	assert_int_equal(off.locks[0].waits_slept, 2);
+	assert_int_equal(on.locks[0].sleeps, 2);
+	assert_int_equal(off.locks[0].sleeps, 2);
+	assert_int_equal(on.locks[0].wakeups, 2);
+	assert_int_equal(off.locks[0].wakeups, 2);
+}
+
+/*
+ * handoff_writer_spins, by hand, in the world above on 6.x with writer_spin = 0 (w sleeps at
+ * once), writer_fastpath_steal = 1 (so the writer x takes the lock in the gap: down_write's fast
+ * path; only w's lock is contended) and handoff_ms = 0.02.  w's retry after a's release, at about
+ * 51 us, finds x the owner; w is the first waiter and has waited 50 us > 20 us, so it sets
+ * RWSEM_FLAG_HANDOFF (1 handoff, cleared when w takes the lock).  With the key (5.4
+ * 91d2a812dfb9) w then spins on x, which runs for its 5 us, and takes the lock as soon as x's
+ * up_write has cleared it: w sleeps once (1 sleep in all, 1 spin), and its down_write ends a few
+ * line transfers after x's release, at least two (w's load of the count x wrote and its RMW on
+ * wait_lock, 30 and 35 ns) and less than the shortest wake-up, 0.75 us; x's release still "wakes"
+ * w (2 wake-ups counted, the second finds w running and costs nothing).  Without (5.3) w sleeps
+ * again and x's release wakes it: 2 sleeps, no spin, and w's down_write ends a wake-up, 0.75 to
+ * 1.25 us, or more after x's release.  x's release: x starts at 50.8 us, its lock costs 36 ns
+ * (the fast path's cmpxchg of a line a's core wrote last, 35, and the owner store, 1), then 5 us,
+ * so its up_write begins at 55.836 us; w's down_write began at 1 us: 54.836 us plus those.
+ */
+static void rwsem_handoff_writer_spins_by_hand(void **state)
+{
+	const char *keys = "writer_spin = 0\nwriter_fastpath_steal = 1\nhandoff_ms = 0.02\nhandoff_writer_spins = %d\n";
+	char k[256];
+	struct sim_result r[2];
+	struct sim_step_stats wl[2];
+	double xl_ns[2], wl_us[2];
+
+	for (int on = 0; on < 2; on++) {
+		snprintf(k, sizeof(k), keys, on);
+		rw_gap_steps("6.x", k, "write", &r[on], &xl_ns[on], &wl[on]);
+		wl_us[on] = wl[on].task_ps / 1e6;
+		print_message("handoff_writer_spins = %d: w's down_write %.3f us, asleep %.3f us; spins %llu\n", on,
+			      wl_us[on], wl[on].sleep_ps / 1e6, (unsigned long long)r[on].locks[0].spins);
+		assert_float_equal(xl_ns[on], 36, 1e-6);
+		assert_int_equal(r[on].locks[0].contended, 1);
+		assert_int_equal(r[on].locks[0].handoffs, 1);
+		assert_int_equal(r[on].locks[0].wakeups, 2);
+	}
+	assert_int_equal(r[1].locks[0].sleeps, 1);
+	assert_int_equal(r[0].locks[0].sleeps, 2);
+	assert_int_equal(r[1].locks[0].spins, 1);
+	assert_int_equal(r[0].locks[0].spins, 0);
+	if (wl_us[1] < 54.836 + 0.065 || wl_us[1] > 54.836 + 0.75)
+		fail_msg("spinning: w's down_write %.3f us, expected 54.901 to 55.586", wl_us[1]);
+	if (wl_us[0] < 54.836 + 0.75)
+		fail_msg("sleeping: w's down_write %.3f us, expected 55.586 or more", wl_us[0]);
 }
 
 int main(void)
@@ -942,6 +1039,8 @@ int main(void)
 	    cmocka_unit_test(rwsem_writer_stops_spinning_when_the_owner_sleeps),
 	    cmocka_unit_test(rwsem_writer_wake_grant_by_hand),
 	    cmocka_unit_test(rwsem_writer_fastpath_steal_by_hand),
+	    cmocka_unit_test(rwsem_writer_slowpath_steal_by_hand),
+	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
