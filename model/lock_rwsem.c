@@ -705,6 +705,12 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WR_HANDOFF_COUNT:
 			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
+			if (lk->holder == me) { /* handed the lock meanwhile (writer_wake_grant) */
+				RT(st)->handed = 0;
+				st->granted = 0;
+				st->phase = P_OWNER;
+				break;
+			}
 			if (lk->holder >= 0 && rt_task_on_cpu(s, lk->holder)) {
 				/* OWNER_WRITER, running: until the owner changes or goes off-CPU */
 				lk_count_stat(lk, LKS_SPIN);

@@ -157,8 +157,8 @@ void rt_spin_deadline(struct rt *r, struct rt_task *t, int line, sim_time_t dead
  * before sleeping (spurious wake-ups are harmless).  Of a wake-up's latency, the last sched_in_ps
  * are spent on the CPU again (switching in), the rest off it. */
 void rt_sleep(struct rt *r, struct rt_task *t);
-/* Go off-CPU for @ps exactly (schedule_timeout_uninterruptible, synchronize_rcu): a wake-up meanwhile
- * is ignored; the task is resumed when the time is up. */
+/* Go off-CPU for @ps exactly, after sched_out_ps on the CPU as rt_sleep (schedule_timeout_uninterruptible,
+ * synchronize_rcu): a wake-up meanwhile is ignored; the task is resumed when the time is up. */
 void rt_sleep_for(struct rt *r, struct rt_task *t, sim_time_t ps);
 void rt_wake(struct rt *r, int task);
 /* The @nth (from 0) task of one wake_up_q() by @waker (NULL: not a task, e.g. a timer): the

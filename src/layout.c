@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,11 +158,14 @@ static int add_field(struct lay_struct *s, int *cap, const struct lay_field *f)
 }
 
 static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, const char *prefix, int depth,
-		int level, struct lay_struct *s, int *cap);
+		int level, int slot, struct lay_struct *s, int *cap);
 
-/* The member of type @tid at @bit_off named @path: its entry, then its members if it has any. */
+/* The member of type @tid at @bit_off named @path: its entry, then its members if it has any.
+ * @slot: the member of the outermost struct it is in, or -1 where it is one itself (a member of
+ * the outermost struct, or of an anonymous struct in it: those are seen through, while a union,
+ * even an anonymous one, is one member with all it holds). */
 static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uint32_t bitfield, const char *path,
-		      int named, int depth, int level, struct lay_struct *s, int *cap)
+		      int named, int depth, int level, int slot, struct lay_struct *s, int *cap)
 {
 	uint32_t rid;
 	const struct btf_type *rt = strip(btf, tid, &rid);
@@ -171,6 +175,8 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 
 	if (sz < 0)
 		sz = 0;
+	if (slot < 0 && !(composite && !named && btf_is_struct(rt)))
+		slot = s->nslots++;
 	if (named || !composite) {
 		snprintf(f.path, sizeof(f.path), "%s", path);
 		type_name(btf, tid, f.type, sizeof(f.type), 0);
@@ -181,6 +187,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 		f.depth = depth;
 		f.level = level;
 		f.align = btf__align_of(btf, tid) > 0 ? btf__align_of(btf, tid) : 1;
+		f.slot = slot;
 		f.composite = composite;
 		if (add_field(s, cap, &f))
 			return -1;
@@ -188,7 +195,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 	if (depth >= LAY_MAX_DEPTH)
 		return 0;
 	if (composite)
-		return walk(btf, rt, bit_off, path, depth + 1, named ? level + 1 : level, s, cap);
+		return walk(btf, rt, bit_off, path, depth + 1, named ? level + 1 : level, slot, s, cap);
 	if (rt && btf_is_array(rt)) {
 		const struct btf_array *a = btf_array(rt);
 		uint32_t eid;
@@ -201,7 +208,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 
 				snprintf(p, sizeof(p), "%s[%u]", path, k);
 				if (add_member(btf, a->type, bit_off + (uint64_t)k * 8 * (uint64_t)esz, 0, p, 1,
-					       depth + 1, level + 1, s, cap))
+					       depth + 1, level + 1, slot, s, cap))
 					return -1;
 			}
 	}
@@ -209,7 +216,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 }
 
 static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, const char *prefix, int depth,
-		int level, struct lay_struct *s, int *cap)
+		int level, int slot, struct lay_struct *s, int *cap)
 {
 	const struct btf_member *m = btf_members(t);
 
@@ -223,7 +230,7 @@ static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, 
 		else
 			snprintf(path, sizeof(path), "%s", prefix);
 		if (add_member(btf, m->type, base + btf_member_bit_offset(t, (uint32_t)i),
-			       btf_member_bitfield_size(t, (uint32_t)i), path, named, depth, level, s, cap))
+			       btf_member_bitfield_size(t, (uint32_t)i), path, named, depth, level, slot, s, cap))
 			return -1;
 	}
 	return 0;
@@ -243,7 +250,7 @@ int lay_struct_get(const struct btf *btf, const char *name, struct lay_struct *s
 	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->size = t->size;
-	if (walk(btf, t, 0, "", 0, 0, s, &fcap)) {
+	if (walk(btf, t, 0, "", 0, 0, -1, s, &fcap)) {
 		lay_struct_free(s);
 		snprintf(err, cap, "out of memory for the members of %s", name);
 		return -1;
@@ -268,57 +275,86 @@ const struct lay_field *lay_find(const struct lay_struct *s, const char *path)
 
 /* ---- what-ifs on the layout ------------------------------------------------------------------ */
 
-/* The outermost struct's members as slots: members whose bytes overlap (a union's, a bitfield's
- * storage) make one slot, which moves as one. */
-struct lay_slot {
+/* The outermost struct's members (lay_field.slot) as the units a what-if moves: a member with all
+ * it holds; bitfields sharing their storage bytes make one unit. */
+struct lay_unit {
 	uint64_t start, end; /* bytes, as the BTF has them */
 	int align;	     /* bytes */
 	int line_start;	     /* began a line after padding: keeps beginning one */
 	int own_line;	     /* a what-if gave it a line of its own */
 	int64_t forced;	     /* LAY_OFFSET: its new start, else -1 */
 	uint64_t nstart;     /* where it goes */
-	int empty;	     /* no bytes: a flexible array member */
+	int empty;	     /* no bytes: a flexible array member, a zero-length marker */
 };
 
-static int slots_of(const struct lay_struct *s, struct lay_slot **out, int *n)
+/* @unit_of[slot] gets each slot's unit; the units, in the order of their offsets now (after an
+ * earlier what-if that is not the declaration order), into @out. */
+static int units_of(const struct lay_struct *s, struct lay_unit **out, int *n, int *unit_of)
 {
-	struct lay_slot *v = calloc((size_t)s->nfields + 1, sizeof(*v));
+	struct lay_unit *u = calloc((size_t)s->nslots + 1, sizeof(*u)), *v = calloc((size_t)s->nslots + 1, sizeof(*v));
+	int *have = calloc((size_t)s->nslots + 1, sizeof(*have)), *bits = calloc((size_t)s->nslots + 1, sizeof(*bits));
 	int k = 0;
 
-	if (!v)
+	if (!u || !v || !have || !bits) {
+		free(u);
+		free(v);
+		free(have);
+		free(bits);
 		return -1;
+	}
 	for (int i = 0; i < s->nfields; i++) {
 		const struct lay_field *f = &s->f[i];
 		uint64_t a = f->bit_off / 8, b = (f->bit_off + f->bit_size + 7) / 8;
+		struct lay_unit *x;
 
-		if (f->level != 0)
+		if (f->slot < 0)
 			continue;
-		int empty = b <= a;
+		x = &u[f->slot];
+		if (!have[f->slot]) {
+			*x = (struct lay_unit){.start = a, .end = b, .align = 1, .forced = -1};
+			have[f->slot] = 1;
+		}
+		if (a < x->start)
+			x->start = a;
+		if (b > x->end)
+			x->end = b;
+		bits[f->slot] |= f->bitfield && f->level == 0;
+		if (f->level == 0 && f->align > x->align)
+			x->align = f->align;
+	}
+	for (int sl = 0; sl < s->nslots; sl++)
+		unit_of[sl] = -1;
+	/* in offset order: repeatedly the slot with the lowest start not placed yet (slots are few) */
+	for (;;) {
+		int sl = -1;
 
-		if (empty)
-			b = a + 1;	     /* one byte to find it by; laid out as none */
-		if (k && a < v[k - 1].end) { /* overlaps the slot before: a union's member, a bitfield */
-			if (b > v[k - 1].end)
-				v[k - 1].end = b;
-			if (f->align > v[k - 1].align)
-				v[k - 1].align = f->align;
+		for (int t = 0; t < s->nslots; t++)
+			if (have[t] == 1 && (sl < 0 || u[t].start < u[sl].start))
+				sl = t;
+		if (sl < 0)
+			break;
+		have[sl] = 2;
+		u[sl].empty = u[sl].end <= u[sl].start;
+		if (u[sl].empty)
+			u[sl].end = u[sl].start;
+		/* a bitfield whose storage bytes the unit before holds too: the same unit */
+		if (k && bits[sl] && !u[sl].empty && !v[k - 1].empty && u[sl].start < v[k - 1].end) {
+			if (u[sl].end > v[k - 1].end)
+				v[k - 1].end = u[sl].end;
+			unit_of[sl] = k - 1;
 			continue;
 		}
-		v[k] = (struct lay_slot){.start = a, .end = b, .align = f->align, .forced = -1, .empty = empty};
-		v[k].line_start = a % LAY_LINE == 0 && a > 0 && (k == 0 || v[k - 1].end < a);
-		k++;
+		u[sl].line_start =
+		    u[sl].start % LAY_LINE == 0 && u[sl].start > 0 && (k == 0 || v[k - 1].end < u[sl].start);
+		v[k] = u[sl];
+		unit_of[sl] = k++;
 	}
+	free(u);
+	free(have);
+	free(bits);
 	*out = v;
 	*n = k;
 	return 0;
-}
-
-static int slot_of(const struct lay_slot *v, int n, uint64_t byte)
-{
-	for (int i = 0; i < n; i++)
-		if (byte >= v[i].start && byte < v[i].end)
-			return i;
-	return -1;
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -326,11 +362,23 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 	return a > 1 ? (x + a - 1) / a * a : x;
 }
 
+/* Fields in offset order again, each member before what it holds (then by path: deterministic). */
+static int field_cmp(const void *a, const void *b)
+{
+	const struct lay_field *x = a, *y = b;
+
+	if (x->bit_off != y->bit_off)
+		return x->bit_off < y->bit_off ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
 int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, size_t cap)
 {
 	const struct lay_field *f = lay_find(s, mv->path), *o = NULL;
-	struct lay_slot *v;
-	int n, at, *order, maxalign = 1, rc = -1;
+	struct lay_unit *v = NULL;
+	int n, at, *order = NULL, *unit_of = NULL, maxalign = 1, rc = -1;
 
 	if (!f) {
 		snprintf(err, cap, "struct %s has no member '%s'", s->name, mv->path);
@@ -340,15 +388,14 @@ int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, siz
 		snprintf(err, cap, "struct %s has no member '%s'", s->name, mv->other);
 		return -1;
 	}
-	if (slots_of(s, &v, &n))
-		goto oom;
-	if (!(order = malloc(((size_t)n + 1) * sizeof(*order)))) {
-		free(v);
-		goto oom;
+	if (!(unit_of = malloc(((size_t)s->nslots + 1) * sizeof(*unit_of))) || units_of(s, &v, &n, unit_of) ||
+	    !(order = malloc(((size_t)n + 1) * sizeof(*order)))) {
+		snprintf(err, cap, "out of memory");
+		goto out;
 	}
 	for (int i = 0; i < n; i++)
 		order[i] = i;
-	at = slot_of(v, n, f->bit_off / 8);
+	at = f->slot >= 0 ? unit_of[f->slot] : -1;
 	if (at < 0) {
 		snprintf(err, cap, "%s.%s: in no member of the struct", s->name, mv->path);
 		goto out;
@@ -356,20 +403,19 @@ int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, siz
 	if (mv->kind == LAY_PAD) {
 		v[at].own_line = 1;
 	} else {
-		int to = n - 1; /* the moved slot's new place in the order */
+		int to = n - 1; /* the moved unit's new place in the order, the others' order kept */
 
 		memmove(order + at, order + at + 1, (size_t)(n - at - 1) * sizeof(*order));
 		if (mv->kind == LAY_OWN_LINE) {
 			v[at].own_line = 1;
-			if (to > 0 && v[order[to - 1]].empty)
-				to--; /* before a flexible array member, which must stay last */
 		} else if (mv->kind == LAY_AFTER) {
-			int after = slot_of(v, n, o->bit_off / 8);
+			int after = o->slot >= 0 ? unit_of[o->slot] : -1;
 
 			if (after == at) {
 				snprintf(err, cap,
-					 "%s and %s are one member (a union or a bitfield unit): nothing to move",
-					 mv->path, mv->other);
+					 "%s and %s are in the same member of %s (one holds the other, or a union "
+					 "or bitfield unit holds both): nothing to move",
+					 mv->path, mv->other, s->name);
 				goto out;
 			}
 			for (to = 0; to < n - 1 && order[to] != after; to++)
@@ -385,6 +431,9 @@ int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, siz
 				;
 			v[at].forced = (int64_t)mv->offset;
 		}
+		/* a flexible array member (the struct's last unit, empty) stays last */
+		if (to == n - 1 && n >= 2 && order[n - 2] == n - 1 && v[n - 1].empty)
+			to = n - 2;
 		memmove(order + to + 1, order + to, (size_t)(n - 1 - to) * sizeof(*order));
 		order[to] = at;
 	}
@@ -392,8 +441,8 @@ int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, siz
 		uint64_t cur = 0;
 
 		for (int i = 0; i < n; i++) {
-			struct lay_slot *x = &v[order[i]];
-			uint64_t a = (uint64_t)x->align, size = x->empty ? 0 : x->end - x->start;
+			struct lay_unit *x = &v[order[i]];
+			uint64_t a = (uint64_t)x->align, size = x->end - x->start;
 
 			if (x->line_start || x->own_line)
 				a = a > LAY_LINE ? a : LAY_LINE;
@@ -419,19 +468,18 @@ int lay_relayout(struct lay_struct *s, const struct lay_move *mv, char *err, siz
 	}
 	/* every field moves with the member of the outermost struct that holds it */
 	for (int i = 0; i < s->nfields; i++) {
-		int k = slot_of(v, n, s->f[i].bit_off / 8);
+		int k = s->f[i].slot >= 0 ? unit_of[s->f[i].slot] : -1;
 
 		if (k >= 0)
 			s->f[i].bit_off = s->f[i].bit_off - 8 * v[k].start + 8 * v[k].nstart;
 	}
+	qsort(s->f, (size_t)s->nfields, sizeof(*s->f), field_cmp);
 	rc = 0;
 out:
 	free(order);
 	free(v);
+	free(unit_of);
 	return rc;
-oom:
-	snprintf(err, cap, "out of memory");
-	return -1;
 }
 
 /* ---- printing ------------------------------------------------------------------------------- */
@@ -589,8 +637,8 @@ static void layout_usage(FILE *f)
 	       "" LAY_DEFAULT_BTF "]\n"
 	       "  --emit-profile     write a kernel profile whose [layout] places every field the scenarios name\n"
 	       "                     (mm.*: struct mm_struct, vma.*: struct vm_area_struct) on its real line\n"
-	       "  --base KERNEL      the profile every other entry comes from [default: the built-in profile\n"
-	       "                     covering the running kernel's release, else linux-6.8]\n"
+	       "  --base KERNEL      the profile (a name, or a file) every other entry comes from [default:\n"
+	       "                     linux-6.8]\n"
 	       "  --scenario S       only the fields of scenario S (a built-in name or a .scn file); then a\n"
 	       "                     field the BTF does not have is an error [default: every built-in scenario,\n"
 	       "                     fields the BTF lacks listed as comments]\n"
@@ -708,10 +756,14 @@ static int names_of_all(const char *scenario, struct lay_names *l, char *err, si
 }
 
 /* The layouts of the structs the names' prefixes name, from @btf. */
-static int load_structs(const struct btf *btf, struct lay_struct *s, char *err, size_t cap)
+static int load_structs(const struct btf *btf, const char *path, struct lay_struct *s, char *err, size_t cap)
 {
 	for (size_t p = 0; p < sizeof(lay_prefix) / sizeof(lay_prefix[0]); p++)
 		if (lay_struct_get(btf, lay_prefix[p].btf_struct, &s[p], err, cap)) {
+			char e2[400];
+
+			snprintf(e2, sizeof(e2), "%.*s", (int)sizeof(e2) - 1, err);
+			snprintf(err, cap, "%.300s: %s", path ? path : LAY_DEFAULT_BTF, e2);
 			for (size_t q = 0; q < p; q++)
 				lay_struct_free(&s[q]);
 			return -1;
@@ -731,9 +783,9 @@ static int cmd_diff(const struct lay_opts *o)
 
 	if (lay_open(o->diff[0], &b[0], err, sizeof(err)) || lay_open(o->diff[1], &b[1], err, sizeof(err)))
 		goto out;
-	if (load_structs(b[0], s[0], err, sizeof(err)))
+	if (load_structs(b[0], o->diff[0], s[0], err, sizeof(err)))
 		goto out;
-	if (load_structs(b[1], s[1], err, sizeof(err))) {
+	if (load_structs(b[1], o->diff[1], s[1], err, sizeof(err))) {
 		for (size_t p = 0; p < NPREFIX; p++)
 			lay_struct_free(&s[0][p]);
 		goto out;
@@ -882,10 +934,11 @@ static int cmd_emit(const struct lay_opts *o)
 	struct mm_error e = {0};
 	struct outfile of = {.slot = -1};
 	struct utsname u;
-	char err[1200], tmpname[] = "/tmp/mmsim-layout-XXXXXX";
+	char err[1200], tmpname[4096 + 32], basepath[4096];
 	const char *btf = o->btf ? o->btf : LAY_DEFAULT_BTF, *basename = o->base ? o->base : "linux-6.8";
 	FILE *mf = NULL;
-	int rc = 1, have_base = 0, have_structs = 0, missing = 0, placed = 0, tmpfd = -1;
+	int rc = 1, have_base = 0, have_structs = 0, missing = 0, placed = 0, tmpfd = -1, tmpslot = -1;
+	const char *tmpdir = getenv("TMPDIR");
 
 	if (o->out && outfile_check(o->out, o->force, "-o", &e)) {
 		fprintf(stderr, "mmsim layout: %s\n", e.msg);
@@ -901,7 +954,17 @@ static int cmd_emit(const struct lay_opts *o)
 		return 1;
 	}
 	have_base = 1;
-	if (lay_open(btf, &b, err, sizeof(err)) || load_structs(b, s, err, sizeof(err)))
+	/* a base given as a file is named by its absolute path, so the profile loads from anywhere */
+	if (strchr(basename, '/') || access(basename, F_OK) == 0) {
+		if (!realpath(basename, basepath)) {
+			snprintf(err, sizeof(err), "--base %s: %s", basename, strerror(errno));
+			goto out;
+		}
+	} else {
+		snprintf(basepath, sizeof(basepath), "%s", bk.name);
+	}
+	snprintf(tmpname, sizeof(tmpname), "%s/mmsim-layout-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (lay_open(btf, &b, err, sizeof(err)) || load_structs(b, btf, s, err, sizeof(err)))
 		goto out;
 	have_structs = 1;
 	for (int i = 0; i < o->nmoves; i++)
@@ -915,8 +978,9 @@ static int cmd_emit(const struct lay_opts *o)
 			goto out;
 		}
 		mf = of.f;
-	} else if ((tmpfd = mkstemp(tmpname)) < 0 || !(mf = fdopen(tmpfd, "w+"))) {
-		snprintf(err, sizeof(err), "a temporary file for the profile: %s", strerror(errno));
+	} else if ((tmpfd = mkstemp(tmpname)) < 0 || (tmpslot = cleanup_add_file(tmpname)) < 0 ||
+		   !(mf = fdopen(tmpfd, "w+"))) {
+		snprintf(err, sizeof(err), "a temporary file for the profile (%.600s): %s", tmpname, strerror(errno));
 		goto out;
 	}
 	fprintf(mf, "# Kernel profile written by mmsim layout --emit-profile from the BTF %s", btf);
@@ -929,7 +993,7 @@ static int cmd_emit(const struct lay_opts *o)
 		"# decides); every other entry is %s's.\n[kernel]\n# [assumed] name used on the command line\n"
 		"name = %s-btf\n# [assumed] the base profile's release\nversion = %s\n# [assumed] every entry "
 		"not set here is %s's\nbase = %s\n\n[layout]\n",
-		LAY_LINE, LAY_LINE, bk.name, bk.name, bk.version, bk.name, bk.name);
+		LAY_LINE, LAY_LINE, bk.name, bk.name, bk.version, bk.name, basepath);
 	for (int i = 0; i < o->nmoves; i++)
 		fprintf(mf, "# what-if: --move %s: the struct laid out again, each member at its natural alignment\n",
 			o->moves[i]);
@@ -993,6 +1057,8 @@ out:
 		close(tmpfd);
 	if (!o->out && tmpfd >= 0)
 		unlink(tmpname);
+	if (tmpslot >= 0)
+		cleanup_forget_file(tmpslot);
 	for (size_t p = 0; have_structs && p < NPREFIX; p++)
 		lay_struct_free(&s[p]);
 	if (have_base)

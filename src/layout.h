@@ -25,12 +25,13 @@ struct lay_field {
 	int composite;	   /* a struct or union whose members follow */
 	int bitfield;
 	int align; /* bytes: the type's natural alignment (BTF keeps no aligned attribute) */
+	int slot;  /* the member of the outermost struct it belongs to (anonymous structs see through) */
 };
 
 struct lay_struct {
 	char name[96]; /* "mm_struct" */
 	uint64_t size;
-	int nfields;
+	int nfields, nslots;
 	struct lay_field *f;
 };
 

@@ -4,7 +4,8 @@
  *   btfgen A.btf B.btf
  * A: an mm_struct as 6.6 lays it out around mmap_lock (count @184, line 2; owner @192, line 3),
  *    an anonymous struct and union, rss_stat as an array of 4 percpu_counters @320, and a
- *    vm_area_struct with vm_flags in an anonymous union.
+ *    vm_area_struct whose vm_start and vm_end are in an anonymous struct in an anonymous union (with
+ *    vm_freeptr), as 6.18's, and vm_flags in another anonymous union.
  * B: the same but mmap_lock @104 (count and owner on line 1), mm_lock_seq gone, and a 16-byte
  *    vm_area_struct member inserted, vm_flags moved to @80 (line 1).
  * With BTFGEN_NO_MAIN defined it only provides btfgen_write() (test_layout.c includes it).
@@ -17,7 +18,7 @@
 static int btfgen_write(const char *path, int b)
 {
 	struct btf *btf = btf__new_empty();
-	int i32, i64, u8, ptr, list, rw, pcpu, arr, anon_s, anon_u, mm, vf, vma, flags_u, rc = -1;
+	int i32, i64, u8, ptr, list, rw, pcpu, arr, anon_s, anon_u, mm, vf, vma, flags_u, range_s, range_u, rc = -1;
 	const void *raw;
 	__u32 size;
 	FILE *f;
@@ -66,7 +67,14 @@ static int btfgen_write(const char *path, int b)
 		btf__add_field(btf, "mm_lock_seq", i32, 248 * 8, 0);
 	btf__add_field(btf, NULL, anon_u, 256 * 8, 0);
 	btf__add_field(btf, "rss_stat", arr, 320 * 8, 0);
-	/* vm_area_struct: vm_start, vm_end, (B: 16 bytes of pad_new), union { vm_flags; __vm_flags } */
+	/* vm_area_struct: A: union { struct { vm_start; vm_end; }; vm_freeptr; } (as 6.18's); B: vm_start,
+	 * vm_end and 16 bytes of pad_new; then union { vm_flags; __vm_flags } */
+	range_s = btf__add_struct(btf, NULL, 16);
+	btf__add_field(btf, "vm_start", i64, 0, 0);
+	btf__add_field(btf, "vm_end", i64, 64, 0);
+	range_u = btf__add_union(btf, NULL, 16);
+	btf__add_field(btf, NULL, range_s, 0, 0);
+	btf__add_field(btf, "vm_freeptr", i64, 0, 0);
 	flags_u = btf__add_union(btf, NULL, 8);
 	btf__add_field(btf, "vm_flags", i64, 0, 0);
 	btf__add_field(btf, "__vm_flags", i64, 0, 0);
@@ -74,10 +82,13 @@ static int btfgen_write(const char *path, int b)
 	if (b)
 		btf__add_field(btf, "x", list, 0, 0);
 	vma = btf__add_struct(btf, "vm_area_struct", 192);
-	btf__add_field(btf, "vm_start", i64, 0, 0);
-	btf__add_field(btf, "vm_end", i64, 64, 0);
-	if (b)
+	if (b) {
+		btf__add_field(btf, "vm_start", i64, 0, 0);
+		btf__add_field(btf, "vm_end", i64, 64, 0);
 		btf__add_field(btf, "pad_new", vf, 32 * 8, 0);
+	} else {
+		btf__add_field(btf, NULL, range_u, 0, 0);
+	}
 	btf__add_field(btf, NULL, flags_u, (b ? 80 : 32) * 8, 0);
 	btf__add_field(btf, "vm_refcnt", i32, 128 * 8, 0);
 	raw = mm > 0 && vma > 0 ? btf__raw_data(btf, &size) : NULL;
