@@ -161,7 +161,7 @@ struct rwsem_state {
 	int *osq;
 	int osq_head, osq_len;
 	/* the wake_q the waker holding wait_lock builds (wake_after_unlock): tasks, and each one's
-	 * place in the waker's wake_up_q (-1: a writer woken alone) */
+	 * place in the waker's wake_up_q */
 	int *wakeq, *wakeq_nth;
 	int nwake;
 };
@@ -301,16 +301,14 @@ static void wq_remove(struct lock_inst *lk, int task)
 			lk_wq_push(lk, tasks[i], modes[i]);
 }
 
-/* A queued reader gets the lock and is woken, the n-th of this wake_up_q(): one try_to_wake_up
- * after the other. */
-/* wake_up_q()'s @nth task (a reader granted the lock, or a writer that retries): now, with
+/* wake_up_q()'s @nth task, from 0 (a reader granted the lock, or the one writer woken): now, with
  * wait_lock held, or after the waker drops it (wake_after_unlock), from the list it built. */
 static void wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int task, int nth)
 {
 	struct rwsem_state *r = R(lk);
 
 	if (!r->wake_after_unlock) {
-		rt_wake_nth(s, t, task, nth >= 0 ? nth : 0);
+		rt_wake_nth(s, t, task, nth);
 		return;
 	}
 	r->wakeq[r->nwake] = task;
@@ -323,7 +321,7 @@ static void wake_up_q(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 	struct rwsem_state *r = R(lk);
 
 	for (int i = 0; i < r->nwake; i++)
-		rt_wake_nth(s, t, r->wakeq[i], r->wakeq_nth[i] >= 0 ? r->wakeq_nth[i] : 0);
+		rt_wake_nth(s, t, r->wakeq[i], r->wakeq_nth[i]);
 	r->nwake = 0;
 }
 
@@ -355,7 +353,7 @@ static void mark_wake(struct rt *s, struct rt_task *t, struct lock_inst *lk, int
 		if (!w->granted) {
 			w->granted = 1; /* woken: it retries the lock itself */
 			lk_count_stat(lk, LKS_WAKE);
-			wake(s, t, lk, first, -1); /* -1: rwsem_wake's single wake_up_process */
+			wake(s, t, lk, first, 0); /* rwsem_wake's single wake_up_process */
 		}
 		return;
 	}
@@ -411,7 +409,7 @@ static void hand_to_writer(struct rt *s, struct rt_task *t, struct lock_inst *lk
 	RT(ws)->handed = 1;
 	ws->granted = 1;
 	lk_count_stat(lk, LKS_WAKE);
-	wake(s, t, lk, w, -1); /* rwsem_wake's single wake_up_process */
+	wake(s, t, lk, w, 0); /* rwsem_wake's single wake_up_process */
 }
 
 /* Leave the osq; the next optimistic spinner becomes its head. */

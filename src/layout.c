@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "builtin.h"
 #include "cleanup.h"
 #include "mm_error.h"
 #include "profile.h"
@@ -123,23 +123,12 @@ static void type_name(const struct btf *btf, uint32_t id, char *buf, size_t cap,
 	}
 }
 
-/* The type under typedefs and qualifiers. */
-static const struct btf_type *strip(const struct btf *btf, uint32_t id, uint32_t *out_id)
+/* The type under typedefs and qualifiers (libbpf's btf__resolve_type), or NULL. */
+static const struct btf_type *resolved(const struct btf *btf, uint32_t id)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
+	int r = btf__resolve_type(btf, id);
 
-	for (int i = 0; t && i < 32; i++) {
-		int k = btf_kind(t);
-
-		if (k != BTF_KIND_TYPEDEF && k != BTF_KIND_CONST && k != BTF_KIND_VOLATILE && k != BTF_KIND_RESTRICT &&
-		    k != BTF_KIND_TYPE_TAG)
-			break;
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (out_id)
-		*out_id = id;
-	return t;
+	return r < 0 ? NULL : btf__type_by_id(btf, (uint32_t)r);
 }
 
 static int add_field(struct lay_struct *s, int *cap, const struct lay_field *f)
@@ -167,8 +156,7 @@ static int walk(const struct btf *btf, const struct btf_type *t, uint64_t base, 
 static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uint32_t bitfield, const char *path,
 		      int named, int depth, int level, int slot, struct lay_struct *s, int *cap)
 {
-	uint32_t rid;
-	const struct btf_type *rt = strip(btf, tid, &rid);
+	const struct btf_type *rt = resolved(btf, tid);
 	long long sz = btf__resolve_size(btf, tid);
 	struct lay_field f = {0};
 	int composite = rt && btf_is_composite(rt);
@@ -198,8 +186,7 @@ static int add_member(const struct btf *btf, uint32_t tid, uint64_t bit_off, uin
 		return walk(btf, rt, bit_off, path, depth + 1, named ? level + 1 : level, slot, s, cap);
 	if (rt && btf_is_array(rt)) {
 		const struct btf_array *a = btf_array(rt);
-		uint32_t eid;
-		const struct btf_type *et = strip(btf, a->type, &eid);
+		const struct btf_type *et = resolved(btf, a->type);
 		long long esz = btf__resolve_size(btf, a->type);
 
 		if (et && btf_is_composite(et) && a->nelems <= LAY_MAX_ELEMS && esz > 0)
@@ -565,6 +552,7 @@ static const struct {
 struct lay_names {
 	char (*v)[128];
 	int n, cap;
+	int oom; /* a name could not be kept */
 };
 
 static void name_add(void *arg, const char *name)
@@ -578,8 +566,10 @@ static void name_add(void *arg, const char *name)
 		int nc = l->cap ? 2 * l->cap : 64;
 		char(*nv)[128] = realloc(l->v, (size_t)nc * sizeof(*nv));
 
-		if (!nv)
-			return; /* the caller checks l->n against what it expects: see names_of_all */
+		if (!nv) {
+			l->oom = 1; /* names_of_all reports it */
+			return;
+		}
 		l->v = nv;
 		l->cap = nc;
 	}
@@ -647,10 +637,15 @@ static void layout_usage(FILE *f)
 	       "  --help             this text\n");
 }
 
-static int lay_die(const char *fmt, const char *a, const char *b)
+static int lay_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int lay_die(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "mmsim layout: ");
-	fprintf(stderr, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
 }
@@ -671,14 +666,14 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 			char *e;
 
 			if (!more)
-				return lay_die("--depth needs a value%s%s", "", "");
+				return lay_die("--depth needs a value");
 			o->depth = (int)strtol(argv[++i], &e, 10);
 			if (*e || e == argv[i] || o->depth < 0 || o->depth > LAY_MAX_DEPTH)
-				return lay_die("--depth '%s': expected a whole number from 0 to 16%s", argv[i], "");
+				return lay_die("--depth '%s': expected a whole number from 0 to 16", argv[i]);
 		} else if (!strcmp(a, "--btf") || !strcmp(a, "--base") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
 			   !strcmp(a, "--scenario")) {
 			if (!more)
-				return lay_die("%s needs a value%s", a, "");
+				return lay_die("%s needs a value", a);
 			if (!strcmp(a, "--btf"))
 				o->btf = argv[++i];
 			else if (!strcmp(a, "--base"))
@@ -691,9 +686,9 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 			static char pads[8][200];
 
 			if (!more)
-				return lay_die("%s needs a value%s", a, "");
+				return lay_die("%s needs a value", a);
 			if (o->nmoves == 8)
-				return lay_die("at most 8 --move and --pad%s%s", "", "");
+				return lay_die("at most 8 --move and --pad");
 			if (!strcmp(a, "--pad")) {
 				snprintf(pads[o->nmoves], sizeof(pads[0]), "%s=pad", argv[++i]);
 				o->moves[o->nmoves] = pads[o->nmoves];
@@ -703,31 +698,30 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 			}
 		} else if (!strcmp(a, "--diff")) {
 			if (i + 2 >= argc)
-				return lay_die("--diff needs two BTF files (A B)%s%s", "", "");
+				return lay_die("--diff needs two BTF files (A B)");
 			o->diff[0] = argv[++i];
 			o->diff[1] = argv[++i];
 		} else if (a[0] == '-') {
-			return lay_die("unknown option '%s' (see mmsim layout --help)%s", a, "");
+			return lay_die("unknown option '%s' (see mmsim layout --help)", a);
 		} else {
 			if (o->nstructs == (int)(sizeof(o->structs) / sizeof(o->structs[0])))
-				return lay_die("too many structs (at most 32)%s%s", "", "");
+				return lay_die("too many structs (at most 32)");
 			o->structs[o->nstructs++] = a;
 		}
 	}
 	if (o->help)
 		return 0;
 	if (o->diff[0] && (o->emit || o->btf || o->nstructs))
-		return lay_die("--diff A B takes no --btf, --emit-profile or STRUCT%s%s", "", "");
+		return lay_die("--diff A B takes no --btf, --emit-profile or STRUCT");
 	if (o->emit && o->nstructs)
-		return lay_die("--emit-profile takes no STRUCT (it writes what the scenarios name)%s%s", "", "");
+		return lay_die("--emit-profile takes no STRUCT (it writes what the scenarios name)");
 	if (!o->emit && (o->base || o->out || o->force || o->nmoves))
-		return lay_die("--base, -o, --force, --move and --pad are for --emit-profile%s%s", "", "");
+		return lay_die("--base, -o, --force, --move and --pad are for --emit-profile");
 	if (o->scenario && !o->emit && !o->diff[0])
-		return lay_die("--scenario is for --emit-profile and --diff%s%s", "", "");
+		return lay_die("--scenario is for --emit-profile and --diff");
 	if (!o->emit && !o->diff[0] && !o->nstructs)
 		return lay_die("name a STRUCT (e.g. mm_struct), or --emit-profile or --diff A B (see mmsim layout "
-			       "--help)%s%s",
-			       "", "");
+			       "--help)");
 	return 0;
 }
 
@@ -736,20 +730,17 @@ static int names_of_all(const char *scenario, struct lay_names *l, char *err, si
 {
 	struct mm_error e = {0};
 	struct scenario sc;
-	int rc;
+	int v, rc;
 
-	if (!scenario)
-		return scenario_layout_names(NULL, name_add, l, &e) ? (snprintf(err, cap, "%s", e.msg), -1) : 0;
-	int v;
-
-	if ((rc = scenario_load(&sc, scenario, &v, &e))) {
+	if (scenario && scenario_load(&sc, scenario, &v, &e)) {
 		snprintf(err, cap, "%s", e.msg);
 		return -1;
 	}
-	rc = scenario_layout_names(&sc, name_add, l, &e);
-	scenario_free(&sc);
-	if (rc) {
-		snprintf(err, cap, "%s", e.msg);
+	rc = scenario_layout_names(scenario ? &sc : NULL, name_add, l, &e);
+	if (scenario)
+		scenario_free(&sc);
+	if (rc || l->oom) {
+		snprintf(err, cap, "%s", rc ? e.msg : "out of memory for the scenarios' field names");
 		return -1;
 	}
 	return 0;

@@ -147,7 +147,8 @@ static void errors_name_the_file_and_struct(void **state)
 	lay_close(b);
 }
 
-static void moved(const char *path, enum lay_move_kind kind, const char *other, uint64_t off, struct lay_struct *a)
+/* One what-if on @a as it stands; it must succeed. */
+static void move(struct lay_struct *a, const char *path, enum lay_move_kind kind, const char *other, uint64_t off)
 {
 	struct lay_move m = {.kind = kind, .offset = off};
 	char err[600];
@@ -155,9 +156,15 @@ static void moved(const char *path, enum lay_move_kind kind, const char *other, 
 	snprintf(m.path, sizeof(m.path), "%s", path);
 	if (other)
 		snprintf(m.other, sizeof(m.other), "%s", other);
-	get("a.btf", "mm_struct", a);
 	if (lay_relayout(a, &m, err, sizeof(err)))
 		fail_msg("%s", err);
+}
+
+/* A's mm_struct with one what-if. */
+static void moved(const char *path, enum lay_move_kind kind, const char *other, uint64_t off, struct lay_struct *a)
+{
+	get("a.btf", "mm_struct", a);
+	move(a, path, kind, other, off);
 }
 
 /*
@@ -213,13 +220,7 @@ static void what_ifs_by_hand(void **state)
 	 * then map_count padded where it now is, 88 -> 128; page_table_lock 192, mm_lock_seq 196, a 256,
 	 * rss_stat 320, mmap_lock (which began its line after padding) 512, the struct 576 */
 	moved("mmap_lock", LAY_OWN_LINE, NULL, 0, &a);
-	{
-		struct lay_move m2 = {.kind = LAY_PAD};
-
-		snprintf(m2.path, sizeof(m2.path), "map_count");
-		if (lay_relayout(&a, &m2, err, sizeof(err)))
-			fail_msg("%s", err);
-	}
+	move(&a, "map_count", LAY_PAD, NULL, 0);
 	assert_int_equal(byte_of(&a, "map_count"), 128);
 	assert_int_equal(byte_of(&a, "page_table_lock"), 192);
 	assert_int_equal(byte_of(&a, "mm_lock_seq"), 196);
@@ -231,21 +232,15 @@ static void what_ifs_by_hand(void **state)
 	/* a union moves whole, though its first member is an anonymous struct: vm_start to a line of its
 	 * own takes vm_end and vm_freeptr along; vm_flags goes to 0 and vm_refcnt (which began line 2
 	 * after padding) to 64; the union to 128, its own line; the struct 192 */
-	{
-		struct lay_move m3 = {.kind = LAY_OWN_LINE};
-
-		snprintf(m3.path, sizeof(m3.path), "vm_start");
-		get("a.btf", "vm_area_struct", &a);
-		if (lay_relayout(&a, &m3, err, sizeof(err)))
-			fail_msg("%s", err);
-		assert_int_equal(byte_of(&a, "vm_start"), 128);
-		assert_int_equal(byte_of(&a, "vm_end"), 136);
-		assert_int_equal(byte_of(&a, "vm_freeptr"), 128);
-		assert_int_equal(byte_of(&a, "vm_flags"), 0);
-		assert_int_equal(byte_of(&a, "vm_refcnt"), 64);
-		assert_int_equal(a.size, 192);
-		lay_struct_free(&a);
-	}
+	get("a.btf", "vm_area_struct", &a);
+	move(&a, "vm_start", LAY_OWN_LINE, NULL, 0);
+	assert_int_equal(byte_of(&a, "vm_start"), 128);
+	assert_int_equal(byte_of(&a, "vm_end"), 136);
+	assert_int_equal(byte_of(&a, "vm_freeptr"), 128);
+	assert_int_equal(byte_of(&a, "vm_flags"), 0);
+	assert_int_equal(byte_of(&a, "vm_refcnt"), 64);
+	assert_int_equal(a.size, 192);
+	lay_struct_free(&a);
 	/* refused: a misaligned offset, one overlapping the member before, a member it lacks */
 	get("a.btf", "mm_struct", &a);
 	snprintf(bad.path, sizeof(bad.path), "mm_users");
