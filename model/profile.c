@@ -567,7 +567,7 @@ static const char *const hw_keys[][12] = {
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
     {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", "sched_out_ns", "sched_in_ns",
-     0},
+     "corun_factor", 0},
     {"cache", "llc_mib", 0},
 };
 
@@ -657,6 +657,9 @@ static const struct hw_num {
     {"bandwidth", "node_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_node_gbs)},
     {"bandwidth", "task_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_task_gbs)},
     {"cpu", "smt_factor", HK_REAL, 1, 4, 0, 0, 0, offsetof(struct hw_profile, smt_factor)},
+    /* optional: work stretches by this with every other CPU busy, in proportion to how many are;
+     * 1, not modelled, unless set (mmsim calibrate measures it: a guest's vCPUs share a host) */
+    {"cpu", "corun_factor", HK_REAL, 1, 4, 0, 1, 1, offsetof(struct hw_profile, corun_factor)},
     {"cpu", "pause_ns", HK_NS, 0.001, 1e5, 1, 0, 0, offsetof(struct hw_profile, pause_ps)},
     {"cpu", "wakeup_ns", HK_NS, 0.001, 1e8, 1, 0, 0, offsetof(struct hw_profile, wakeup_ps)},
     {"cpu", "jitter", HK_REAL, 0, 0.5, 1, 0, 0, offsetof(struct hw_profile, jitter)},
@@ -989,17 +992,26 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 		const struct prof_entry *e = &p->e[i];
 
 		/* a kernel function's cost is never 0 (a step that does nothing is left out with 'when');
-		 * at least 0.01 cycles, 1 ps at the 10 GHz [frequency] allows, so it never rounds to 0 */
-		if (!strcmp(e->section, "costs") && (!e->is_num || e->num < 0.01 || e->num > 1e10))
+		 * at least 0.01 cycles, 1 ps at the 10 GHz [frequency] allows, so it never rounds to 0.
+		 * The user's first touch of a page mapped ahead of it is 0 where nothing measured it: on
+		 * bare metal a page walk within user_touch, on a shadow-paging guest a hypervisor exit */
+		if (!strcmp(e->section, "costs") &&
+		    (!e->is_num || e->num > 1e10 ||
+		     (e->num < 0.01 && !(e->num == 0 && !strncmp(e->key, "touch_mapped_", 13)))))
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: [costs] %s = '%s': expected cycles, a number from 0.01 to 1e10 "
 				       "(a cost is never 0)",
 				       p->path, e->line, e->key, e->value);
-		if (!strcmp(e->section, "batch") && (!e->is_num || !is_digits(e->value) || e->num < 1 || e->num > 1e9))
+		/* a count is at least 1, but a folio order or a yes/no of the large-folio layout may be 0 */
+		if (!strcmp(e->section, "batch") &&
+		    (!e->is_num || !is_digits(e->value) || e->num > 1e9 ||
+		     e->num < (!strcmp(e->key, "folio_max_order") || !strcmp(e->key, "map_whole_folio") ? 0 : 1)))
 			return mm_fail(err, MM_EPARSE,
-				       "%s:%d: [batch] %s = '%s': expected a whole number >= 1 (decimal digits, at "
+				       "%s:%d: [batch] %s = '%s': expected a whole number >= %d (decimal digits, at "
 				       "most 1000000000)",
-				       p->path, e->line, e->key, e->value);
+				       p->path, e->line, e->key, e->value,
+				       !strcmp(e->key, "folio_max_order") || !strcmp(e->key, "map_whole_folio") ? 0
+														: 1);
 		if (!strcmp(e->section, "misses") && (!e->is_num || e->num < 0 || e->num > 1e6))
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: [misses] %s = '%s': expected DRAM accesses per visit, a number >= 0",

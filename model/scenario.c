@@ -18,6 +18,41 @@ static const char *const act_names[SA_NACTS] = {
     "compute", "load", "store", "atomic", "cmpxchg", "prefetchw", "fence", "lock",   "trylock", "unlock", "downgrade",
     "memory",  "ipi",  "miss",	"repeat", "every",   "only",	  "as",	   "choose", "else",	"end"};
 
+/*
+ * The folio layouts an 'every' may name instead of a count (README "Large folios"): the units one
+ * pass over a task's file maps, by write faults (each maps one page, or with [batch] map_whole_folio
+ * its whole folio) or by read faults (fault-around: a window of fault_around_pages, or the whole
+ * folio when larger and map_whole_folio), PTE-mapped or PMD-mapped (a folio of ptes_per_table pages
+ * in a PMD-aligned mapping: do_set_pmd in finish_fault, filemap_map_pmd in filemap_map_pages, both
+ * long before large folios).  Inside, 'repeat unit_pages' runs once per page of the unit that fired.
+ */
+static const char *const layout_names[] = {"file_write_pte", "file_write_pmd", "file_read_pte", "file_read_pmd"};
+
+static int layout_index(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof(layout_names) / sizeof(layout_names[0])); i++)
+		if (!strcmp(name, layout_names[i]))
+			return i;
+	return -1;
+}
+
+/* 'LAYOUT.pages' / 'LAYOUT.units' (a repeat over the pages, or the units, of one pass that the
+ * layout's class maps): the layout, or -1. */
+static int layout_pages_name(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	char buf[64];
+
+	if (!dot || (strcmp(dot, ".pages") && strcmp(dot, ".units")) || (size_t)(dot - name) >= sizeof(buf))
+		return -1;
+	memcpy(buf, name, dot - name);
+	buf[dot - name] = 0;
+	return layout_index(buf);
+}
+
+/* The [batch] keys a layout is built from, beside pages_per_map, ptes_per_table, fault_around_pages. */
+static const char *const layout_keys[] = {"ra_pages", "folio_max_order", "map_whole_folio"};
+
 const char *sc_scope_name(enum sc_scope s)
 {
 	return (unsigned)s < SC_NSCOPES ? scope_names[s] : "?";
@@ -1480,7 +1515,9 @@ static void count_visits(const struct program *pr, int from, int to, double mult
 
 		out[i] += mult;
 		if (in->act == SA_REPEAT || in->act == SA_EVERY) {
-			double inner = in->act == SA_REPEAT ? mult * (double)in->count : mult / (double)in->count;
+			double inner = in->act == SA_REPEAT ? mult * (in->unit_pages ? in->mean : (double)in->count)
+				       : in->lay	    ? (in->mean > 0 ? mult / in->mean : 0)
+							    : mult / (double)in->count;
 
 			count_visits(pr, i + 1, in->match, inner, role, out);
 			out[in->match] += inner;
@@ -1681,6 +1718,17 @@ static int names_of(struct sc_names *l, const struct scenario *sc)
 	for (int s = 0; s < sc->nsteps && !rc; s++) {
 		const char *sec = step_section(&sc->step[s]);
 
+		if ((sc->step[s].act == SA_EVERY && layout_index(sc->step[s].name) >= 0) ||
+		    (sc->step[s].act == SA_REPEAT && layout_pages_name(sc->step[s].name) >= 0)) {
+			/* a folio layout: the [batch] entries it is built from */
+			for (size_t i = 0; i < sizeof(layout_keys) / sizeof(layout_keys[0]) && !rc; i++)
+				rc = names_add(l, "batch", layout_keys[i]);
+			continue;
+		}
+		if (sc->step[s].act == SA_REPEAT &&
+		    (!strcmp(sc->step[s].name, "unit_pages") || !strcmp(sc->step[s].name, "unit_others")))
+			continue;
+
 		for (size_t i = 1; sec && sc->step[s].name[0] && i < sizeof(named_sections) / sizeof(named_sections[0]);
 		     i++)
 			if (!strcmp(named_sections[i].section, sec))
@@ -1834,6 +1882,171 @@ static int named(const struct scenario *sc, const struct sc_step *st, const stru
 	return 0;
 }
 
+/* ---- folio layouts ------------------------------------------------------ */
+
+/* A [batch] entry a folio layout is built from, a whole number in [lo, hi]. */
+static int layout_batch(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k,
+			const char *key, int64_t lo, int64_t hi, int64_t *v, struct mm_error *err)
+{
+	const struct prof_entry *e = profile_find(k->p, "batch", key);
+
+	if (!e)
+		return mm_fail(err, MM_ENOENT,
+			       "%s:%d:%d: the folio layout %s needs [batch] %s, which kernel profile %s lacks",
+			       sc->path, st->line_no, st->col, st->name, key, k->p->path);
+	if (e->num < (double)lo || e->num > (double)hi || e->num != floor(e->num))
+		return mm_fail(err, MM_ERANGE, "%s:%d: [batch] %s = %s: expected a whole number from %lld to %lld",
+			       k->p->path, e->line, key, e->value, (long long)lo, (long long)hi);
+	*v = (int64_t)e->num;
+	return 0;
+}
+
+static int ilog2_64(int64_t v)
+{
+	int r = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		r++;
+	}
+	return r;
+}
+
+/*
+ * The page cache of a file a task faults in from its start, as readahead fills it: rounds of
+ * ra_pages pages (the device's read_ahead_kb), the folios of round r of order min(2r, ilog2(ra_pages),
+ * folio_max_order) (page_cache_ra_order raises the order by 2 each round and caps it by the window
+ * and the mapping's largest order; measured on 6.18 ext4 at read_ahead_kb 128, 512 and 8192: orders
+ * 0,2,4,5,5... / 0,2,4,6,7,7... / 0,2,4,6,8,9,9...), each folio naturally aligned.  Then the units
+ * of @which (layout_names) over it.
+ */
+static int layout_build(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k, int which,
+			struct prog_layout *L, struct mm_error *err)
+{
+	int64_t pass, pmd, fa, ra, maxo, whole, *end = NULL, *len = NULL, n = 0, cap = 0;
+	int read = which >= 2, want_pmd = which & 1, rc;
+
+	if ((rc = layout_batch(sc, st, k, "pages_per_map", 1, 1 << 24, &pass, err)) ||
+	    (rc = layout_batch(sc, st, k, "ptes_per_table", 2, 1 << 20, &pmd, err)) ||
+	    (rc = layout_batch(sc, st, k, "fault_around_pages", 1, 1 << 20, &fa, err)) ||
+	    (rc = layout_batch(sc, st, k, layout_keys[0], 1, 1 << 24, &ra, err)) ||
+	    (rc = layout_batch(sc, st, k, layout_keys[1], 0, 20, &maxo, err)) ||
+	    (rc = layout_batch(sc, st, k, layout_keys[2], 0, 1, &whole, err)))
+		return rc;
+	memset(L, 0, sizeof(*L));
+	snprintf(L->name, sizeof(L->name), "%s", layout_names[which]);
+	L->pass = pass;
+	for (int64_t round = 0, q = 0; q < pass; round++) {
+		int64_t stop = q + ra < pass ? q + ra : pass;
+		int order = (int)(2 * round < 62 ? 2 * round : 62);
+
+		if (order > ilog2_64(ra))
+			order = ilog2_64(ra);
+		if (order > maxo)
+			order = (int)maxo;
+		while (q < stop) {
+			int o = order;
+			int64_t f, u;
+
+			while (o > 0 && ((q & ((INT64_C(1) << o) - 1)) || q + (INT64_C(1) << o) > stop))
+				o--;
+			f = INT64_C(1) << o;
+			/* this folio's units: a PMD mapping, the whole folio, pages or fault-around windows */
+			for (int64_t at = q; at < q + f; at += u) {
+				int is_pmd = f == pmd;
+
+				if (is_pmd || (whole && (!read || f >= fa)))
+					u = f;
+				else if (!read)
+					u = 1;
+				else
+					u = fa - at % fa; /* to the end of the window */
+				if (u > q + f - at && !(read && !is_pmd && f < fa))
+					u = q + f - at;
+				if (is_pmd != want_pmd)
+					continue;
+				/* a read window over several small folios is one unit, ending where it ends */
+				if (read && !is_pmd && n > 0 && f < fa && end[n - 1] > at)
+					continue;
+				if (n == cap) {
+					int64_t nc = cap ? 2 * cap : 1024, *ne = realloc(end, nc * sizeof(*ne)),
+						*nl = ne ? realloc(len, nc * sizeof(*nl)) : NULL;
+
+					if (!ne || !nl) {
+						free(ne ? ne : end);
+						free(len);
+						return mm_fail(err, MM_ENOMEM, "out of memory");
+					}
+					end = ne;
+					len = nl;
+					cap = nc;
+				}
+				end[n] = at + u < pass ? at + u : pass;
+				len[n] = end[n] - at;
+				n++;
+			}
+			q += f;
+		}
+	}
+	L->n = (int)n;
+	L->pages = len;
+	L->gap = n ? malloc(n * sizeof(int64_t)) : NULL;
+	if (n && !L->gap) {
+		free(end);
+		free(len);
+		L->pages = NULL;
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	}
+	for (int64_t j = 0; j < n; j++) {
+		L->gap[j] = end[j] - (j ? end[j - 1] : end[n - 1] - pass);
+		L->total += len[j];
+	}
+	L->end = end;
+	return 0;
+}
+
+/*
+ * Where a task @pos pages into a pass stands in @L: the unit whose last page comes next, and the
+ * visits since the class's previous unit ended (what the 'every' counter holds there).
+ */
+void prog_layout_at(const struct prog_layout *L, int64_t pos, int *unit, int64_t *since)
+{
+	*unit = 0;
+	*since = 0;
+	if (!L->n || L->pass <= 0)
+		return;
+	pos %= L->pass;
+	for (int j = 0; j < L->n; j++)
+		if (L->end[j] > pos) {
+			*unit = j;
+			*since = pos - (j ? L->end[j - 1] : L->end[L->n - 1] - L->pass);
+			return;
+		}
+	*since = pos - L->end[L->n - 1]; /* past the last unit: unit 0 of the next pass comes next */
+}
+
+/* An 'every' of a folio layout: the layout built once per program, the step pointing at it. */
+static int compile_layout_every(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k,
+				struct program *out, struct prog_insn *in, struct mm_error *err)
+{
+	int which = layout_index(st->name), l, rc;
+
+	for (l = 0; l < out->nlayout && strcmp(out->layout[l].name, st->name); l++)
+		;
+	if (l == out->nlayout) {
+		if (l == PROG_MAX_LAYOUTS)
+			return mm_fail(err, MM_ERANGE, "%s:%d: more than %d folio layouts in one variant", sc->path,
+				       st->line_no, PROG_MAX_LAYOUTS);
+		if ((rc = layout_build(sc, st, k, which, &out->layout[l], err)))
+			return rc;
+		out->nlayout++;
+	}
+	in->lay = l + 1;
+	in->count = 0; /* no count: the layout's units say when it fires */
+	in->mean = out->layout[l].n ? (double)out->layout[l].pass / out->layout[l].n : 0;
+	return 0;
+}
+
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
 		     struct mm_error *err)
 {
@@ -1895,7 +2108,43 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->mode = st->mode;
 		in->src_line = st->line_no;
 		in->exp_dist = st->exp_dist;
-		if (st->act == SA_MEMORY || st->act == SA_REPEAT || st->act == SA_EVERY) {
+		if (st->act == SA_EVERY && st->name[0] && layout_index(st->name) >= 0) {
+			if ((rc = compile_layout_every(sc, st, k, out, in, err)))
+				return program_free(out), rc;
+		} else if (st->act == SA_REPEAT && layout_pages_name(st->name) >= 0) {
+			/* 'repeat LAYOUT.pages|units': the pages or units of a pass of the class */
+			struct sc_step lst = *st;
+
+			*strchr(lst.name, '.') = 0;
+			if ((rc = compile_layout_every(sc, &lst, k, out, in, err)))
+				return program_free(out), rc;
+			in->count = strcmp(strchr(st->name, '.'), ".units") ? out->layout[in->lay - 1].total
+									    : out->layout[in->lay - 1].n;
+			in->lay = 0;
+			in->mean = 0;
+		} else if (st->act == SA_REPEAT &&
+			   (!strcmp(st->name, "unit_pages") || !strcmp(st->name, "unit_others"))) {
+			const struct prog_insn *open = NULL;
+
+			for (int d = depth - 1; d >= 0 && !open; d--)
+				if (stack[d] >= 0 && out->insn[stack[d]].act == SA_EVERY && out->insn[stack[d]].lay)
+					open = &out->insn[stack[d]];
+			if (!open) {
+				program_free(out);
+				return mm_fail(err, MM_EPARSE,
+					       "%s:%d:%d: 'repeat %s' runs once per page of the unit a folio layout's "
+					       "'every' (%s, %s, %s or %s) fired on, and is not inside one",
+					       sc->path, st->line_no, st->col, st->name, layout_names[0],
+					       layout_names[1], layout_names[2], layout_names[3]);
+			}
+			/* unit_others: the unit's pages but the one that faulted */
+			in->unit_pages = strcmp(st->name, "unit_pages") ? 2 : 1;
+			in->mean = out->layout[open->lay - 1].n
+				       ? (double)out->layout[open->lay - 1].total / out->layout[open->lay - 1].n
+				       : 1;
+			in->mean -= in->unit_pages - 1;
+			in->count = llround(in->mean) > 0 ? llround(in->mean) : 1; /* for estimates */
+		} else if (st->act == SA_MEMORY || st->act == SA_REPEAT || st->act == SA_EVERY) {
 			if ((rc = named(sc, st, k, "batch", st->act == SA_MEMORY ? "size" : "count", &v, err)))
 				return program_free(out), rc;
 			in->count = (int64_t)v;
@@ -1960,6 +2209,11 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 
 void program_free(struct program *p)
 {
+	for (int l = 0; l < p->nlayout; l++) {
+		free(p->layout[l].gap);
+		free(p->layout[l].pages);
+		free(p->layout[l].end);
+	}
 	free(p->insn);
 	free(p->visits);
 	free(p->role_visits);

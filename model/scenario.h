@@ -164,18 +164,37 @@ struct prog_insn {
 	int obj;
 	int idx_div;
 	enum lock_mode mode;
-	double cycles; /* COMPUTE, IPI (handler at each target): cost in cycles (0 if ns) */
-	double ns;     /* COMPUTE, IPI: cost in ns (literal) */
-	double misses; /* MISS: DRAM accesses per visit when cold */
-	int exp_dist;  /* COMPUTE: exponentially distributed, with that mean */
-	int64_t count; /* REPEAT / EVERY; MEMORY: bytes */
-	int match;     /* index of the matching END / opener */
-	int alt1;      /* LOCK of a vma_lock for read: the rwsem to fall back to, object index + 1; 0: none */
-	int role;      /* AS: the role whose tasks run the body */
-	int alt;       /* CHOOSE: index of its ELSE, -1: none */
-	double prob;   /* CHOOSE: the chance of the first branch, 0 to 1 */
+	double cycles;	/* COMPUTE, IPI (handler at each target): cost in cycles (0 if ns) */
+	double ns;	/* COMPUTE, IPI: cost in ns (literal) */
+	double misses;	/* MISS: DRAM accesses per visit when cold */
+	int exp_dist;	/* COMPUTE: exponentially distributed, with that mean */
+	int64_t count;	/* REPEAT / EVERY; MEMORY: bytes */
+	int match;	/* index of the matching END / opener */
+	int alt1;	/* LOCK of a vma_lock for read: the rwsem to fall back to, object index + 1; 0: none */
+	int role;	/* AS: the role whose tasks run the body */
+	int alt;	/* CHOOSE: index of its ELSE, -1: none */
+	double prob;	/* CHOOSE: the chance of the first branch, 0 to 1 */
+	int lay;	/* EVERY: 1 + its index in program.layout (a folio layout's units), 0: a count */
+	int unit_pages; /* REPEAT: 1 the pages of the unit the innermost layout 'every' fired on, 2 less one */
+	double mean;	/* EVERY of a layout: pages per unit of its class; REPEAT unit_pages: pages per unit */
 	int src_line;
 };
+
+/*
+ * The units one pass over a task's file maps, one class of them (PTE-mapped or PMD-mapped), in file
+ * order (README, "Large folios"): an 'every' of the layout fires at the last page of each unit.
+ */
+struct prog_layout {
+	char name[32];
+	int n;		/* units of the class in one pass (0: the body never runs) */
+	int64_t pass;	/* pages of one pass: [batch] pages_per_map */
+	int64_t *gap;	/* pages from the end of the class's previous unit (cyclically) to the end of this one */
+	int64_t *pages; /* pages of each unit */
+	int64_t *end;	/* where each unit ends, pages from the start of the pass */
+	int64_t total;	/* their sum: the pages of the pass that units of this class map */
+};
+
+#define PROG_MAX_LAYOUTS 4
 
 struct program {
 	const struct scenario *sc;
@@ -193,6 +212,8 @@ struct program {
 	int nrole;
 	double *role_visits;
 	double role_units[SC_MAX_ROLES + 1];
+	int nlayout;
+	struct prog_layout layout[PROG_MAX_LAYOUTS];
 };
 
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
@@ -211,6 +232,9 @@ int scenario_check_kernel_names(const struct kernel_profile *k, const struct sce
 int scenario_layout_names(const struct scenario *sc, void (*fn)(void *arg, const char *name), void *arg,
 			  struct mm_error *err);
 void program_free(struct program *p);
+/* Where a task @pos pages into a pass stands in @L: the unit whose last page comes next (*unit), and
+ * the visits since the class's previous unit ended (*since: what the 'every' counter holds there). */
+void prog_layout_at(const struct prog_layout *L, int64_t pos, int *unit, int64_t *since);
 
 /* Per-operation counts of the compiled program (no simulation needed). */
 struct op_counts {

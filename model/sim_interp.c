@@ -216,9 +216,26 @@ static double smt_stretch(const struct sim *s, const struct sim_task *t)
 	return o->rt.state == T_RUN ? s->cfg->hw->smt_factor : 1.0;
 }
 
+/* Work stretches by up to corun_factor with the other CPUs busy, in proportion to the share of them
+ * running a task (asleep or done: not), as the work starts.  Measured where it matters, on a guest
+ * whose vCPUs share a host's cores (calibrate/README.md); 1 elsewhere, and then nothing is counted. */
+static double corun_stretch(const struct sim *s, const struct sim_task *t)
+{
+	double f = s->cfg->hw->corun_factor;
+	int busy = 0, ncpu = s->cfg->topo->ncpus;
+
+	if (f == 1.0 || ncpu < 2)
+		return 1.0;
+	for (int i = 0; i < s->rt.ntasks; i++)
+		if (&s->task[i] != t && s->task[i].rt.state != T_SLEEP && s->task[i].rt.state != T_DONE)
+			busy++;
+	return 1.0 + (f - 1.0) * (double)busy / (double)(ncpu - 1);
+}
+
 static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
-	double ps = in->ns * 1000.0 + in->cycles * t->ps_per_cycle * smt_stretch(s, t) + (double)t->debt;
+	double ps =
+	    in->ns * 1000.0 + in->cycles * t->ps_per_cycle * smt_stretch(s, t) * corun_stretch(s, t) + (double)t->debt;
 
 	t->debt = 0;
 	if (in->exp_dist && ps > 0) {
@@ -298,8 +315,10 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 	const struct program *pr = s->prog;
 
 	switch (in->act) {
-	case SA_REPEAT:
-		if (in->count <= 0) {
+	case SA_REPEAT: {
+		int64_t count = in->unit_pages ? t->unit - (in->unit_pages - 1) : in->count;
+
+		if (count <= 0) {
 			t->pc = in->match + 1;
 			return 0;
 		}
@@ -308,12 +327,28 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 				   mm_fail(s->rt.err, MM_ERANGE, "%s:%d: repeat blocks nested deeper than %d",
 					   s->sc->path, in->src_line, LOOP_DEPTH);
 		t->loop[t->lsp].pc = t->pc + 1;
-		t->loop[t->lsp].left = in->count;
+		t->loop[t->lsp].left = count;
 		t->loop[t->lsp].iter = 0;
 		t->lsp++;
 		t->pc++;
 		return 0;
+	}
 	case SA_EVERY:
+		if (in->lay) {
+			/* a folio layout: the body at the last page of each of its units */
+			const struct prog_layout *L = &pr->layout[in->lay - 1];
+			int j = t->lay_at[t->pc];
+
+			if (L->n && ++t->every[t->pc] >= L->gap[j]) {
+				t->every[t->pc] = 0;
+				t->unit = L->pages[j];
+				t->lay_at[t->pc] = j + 1 == L->n ? 0 : j + 1;
+				t->pc++;
+			} else {
+				t->pc = in->match + 1;
+			}
+			return 0;
+		}
 		if (++t->every[t->pc] >= in->count) {
 			t->every[t->pc] = 0;
 			t->pc++;
@@ -360,7 +395,7 @@ double sim_iter_units(const struct program *pr, int pc, int role)
 		const struct prog_insn *in = &pr->insn[i];
 		double v;
 
-		if (in->act == SA_EVERY || in->act == SA_CHOOSE)
+		if (in->act == SA_EVERY || in->act == SA_CHOOSE || (in->act == SA_REPEAT && in->unit_pages))
 			return -1;
 		u += 1;
 		if (in->act == SA_REPEAT) {

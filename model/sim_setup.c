@@ -192,6 +192,35 @@ static int apply_relief(struct sim *s)
 		       rl->kind == SIM_RELIEVE_LINE ? "cache line" : "lock", rl->name, have[0] ? have : "none");
 }
 
+/*
+ * A folio layout's 'every' starts where the task is in its pass over the file: the phase of the
+ * variant's 'every' over as many visits as a pass has (the remap, every pages_per_map), else the
+ * pass's start.  So the faults of each folio class and the munmap keep the file's order.
+ */
+static int layout_phase(const struct program *pr, struct sim_task *t, struct mm_error *err)
+{
+	t->lay_at = calloc(pr->n + 1, sizeof(int));
+	if (!t->lay_at)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	t->unit = 1;
+	for (int pc = 0; pc < pr->n; pc++) {
+		const struct prog_insn *in = &pr->insn[pc];
+		const struct prog_layout *L;
+		int64_t pos = 0;
+
+		if (in->act != SA_EVERY || !in->lay)
+			continue;
+		L = &pr->layout[in->lay - 1];
+		for (int q = 0; q < pr->n; q++)
+			if (pr->insn[q].act == SA_EVERY && !pr->insn[q].lay && pr->insn[q].count == L->pass) {
+				pos = t->every[q];
+				break;
+			}
+		prog_layout_at(L, pos, &t->lay_at[pc], &t->every[pc]);
+	}
+	return 0;
+}
+
 int sim_setup(struct sim *s)
 {
 	const struct sim_config *cfg = s->cfg;
@@ -288,6 +317,8 @@ int sim_setup(struct sim *s)
 		for (int pc = 0; pc < s->prog->n; pc++)
 			if (s->prog->insn[pc].act == SA_EVERY && s->prog->insn[pc].count > 1)
 				t->every[pc] = (int64_t)(rt_random(&s->rt) % (uint64_t)s->prog->insn[pc].count);
+		if (s->prog->nlayout && (rc = layout_phase(s->prog, t, s->rt.err)))
+			goto out;
 	}
 
 	/* roles, dealt out over the tasks in placement order (scenario_assign_roles) */
@@ -435,8 +466,10 @@ out:
 void sim_teardown(struct sim *s)
 {
 	if (s->task)
-		for (int i = 0; i < s->rt.ntasks; i++)
+		for (int i = 0; i < s->rt.ntasks; i++) {
 			free(s->task[i].every);
+			free(s->task[i].lay_at);
+		}
 	if (s->lock)
 		for (int i = 0; i < s->nlocks; i++)
 			lock_inst_free(&s->lock[i]);

@@ -66,6 +66,16 @@ static const struct want wants[] = {
     {"page_fault4_mmap_lock", "pte_lock", 1 / 16.0, 0, 1 / 16.0, 1 / 16.0, PF_IPIS, PG / 512},
     {"page_fault4_vma_lock", "mm.mmap_lock", 1 / 16.0, 0, 2 / P, 2 / P, PF_IPIS, PG / 512},
     {"page_fault4_vma_lock", "vma.lock", 1 / 16.0, 1 / 16.0, 1 / P, 1 / 16.0 + 1 / P, PF_IPIS, PG / 512},
+    /* a file in large folios (the _ext4 variants) under their own profiles' readahead window of 32 pages
+       (128 KiB): 32 pages each of orders 0, 2 and 4, then 1021 folios of order 5 (32 pages), none
+       PMD-sized, every page PTE-mapped.  6.18 maps a folio whole: 32 + 8 + 2 + 1021 = 1063 write faults
+       a pass, and 2 + 2 + 2 + 1021 = 1027 read faults (a 16-page window, or a larger folio); 6.16-6.17
+       a page per write fault and a window per read fault, as the 4 KiB-folio variants */
+    {"page_fault3_ext4", "vma.lock", 1063 / P, 1063 / P, 1 / P, 1064 / P, PF3_IPIS, PG / 512},
+    {"page_fault3_ext4", "mm.mmap_lock", 1063 / P, 0, 2 / P, 2 / P, PF3_IPIS, PG / 512},
+    {"page_fault3_ext4_616", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF3_IPIS, PG / 512},
+    {"page_fault4_ext4", "vma.lock", 1027 / P, 1027 / P, 1 / P, 1028 / P, PF_IPIS, PG / 512},
+    {"page_fault4_ext4_616", "vma.lock", 1 / 16.0, 1 / 16.0, 1 / P, 1 / 16.0 + 1 / P, PF_IPIS, PG / 512},
     /* mmap1/2: mmap and munmap each take mmap_lock for write; nothing faults or is flushed */
     {"mmap1", "mm.mmap_lock", 0, 0, 2, 2, 0, 0},
     {"mmap2", "file.i_mmap_rwsem", 0, 0, 2, 2, 0, 0},

@@ -441,7 +441,7 @@ static const struct bad bad_cases[] = {
      "remote remote_far memory_local memory_remote atomic) (did you mean 'l3'?)"},
     {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26:1: ",
      "[cpu] key 'pause' is not a key of a machine profile's [cpu] (expected one of: smt_factor pause_ns "
-     "wakeup_ns jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns) (did you mean 'pause_ns'?)"},
+     "wakeup_ns jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns corun_factor) (did you mean 'pause_ns'?)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
      "t.conf:7: ", "[latency] smt = 'fast': expected a number"},

@@ -632,6 +632,110 @@ static void rt_llround_is_llround(void **state)
 	}
 }
 
+/*
+ * A folio layout's 'every' (README "Large folios"): over a 128 MiB file whose page cache readahead
+ * filled in rounds of ra_pages, the folios are those the kernel made (6.18 ext4, traced with
+ * filemap:mm_filemap_add_to_page_cache on the development VM): at read_ahead_kb 8192, 2048 pages
+ * each of orders 0, 2, 4, 6 and 8 (2048 + 512 + 128 + 32 + 8 folios) and 44 of order 9; at 128 KiB,
+ * 32 pages each of orders 0, 2, 4 and 1021 folios of order 5 (1063 folios); at 512 KiB, 128 pages
+ * each of orders 0, 2, 4, 6 and 252 of order 7 (422).  One write fault per folio when a folio is
+ * mapped whole (6.18), per page otherwise, one PMD per order-9 folio either way; a read fault per
+ * 16-page fault-around window, or per larger folio mapped whole: 128 x 3 + 32 + 8 = 424 (measured:
+ * 0.0143 faults per page, 469 a pass with the 44 PMDs).  Two passes of one task fire each unit
+ * twice, 'repeat unit_others' runs its pages but the faulting one.
+ */
+static void layout_every_fires_once_per_unit(void **state)
+{
+	static const struct {
+		int ra, whole;
+		const char *layout;
+		int units, pages, pmd_units;
+	} cases[] = {
+	    {2048, 1, "file_write", 2728, 10240, 44},
+	    {2048, 0, "file_write", 10240, 10240, 44},
+	    {2048, 1, "file_read", 424, 10240, 44},
+	    {2048, 0, "file_read", 640, 10240, 44},
+	    {32, 1, "file_write", 1063, 32768, 0},
+	    {128, 1, "file_write", 422, 32768, 0},
+	    {32, 1, "file_read", 2 + 2 + 2 + 1021, 32768, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char hw[1024], k[512], scn[1024];
+		struct tworld w;
+		struct sim_result r;
+		struct sim_step_stats steps[16];
+		struct sim_config c;
+
+		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+		snprintf(k, sizeof(k),
+			 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
+			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
+			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
+			 cases[i].ra, cases[i].whole);
+		snprintf(scn, sizeof(scn),
+			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
+			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
+			 "  end\n  every %s_pmd\n    p compute 1ns\n  end\n",
+			 cases[i].layout, cases[i].layout);
+		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
+		assert_int_equal(w.prog.nlayout, 2);
+		assert_int_equal(w.prog.layout[0].n, cases[i].units);
+		assert_int_equal(w.prog.layout[0].total, cases[i].pages);
+		assert_int_equal(w.prog.layout[1].n, cases[i].pmd_units);
+		assert_int_equal(w.prog.layout[1].total, 512 * cases[i].pmd_units);
+		/* the visits per operation the counts check and explain use */
+		assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[8], cases[i].pmd_units / 32768.0, 1e-12);
+		/* and the interpreter: two passes, each unit's fault twice */
+		c = t_cfg(&w, 1);
+		c.ops_per_task = 2 * 32768;
+		c.steps = steps;
+		t_run(&c, &r);
+		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
+		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
+		assert_float_equal(steps[8].visits, 2.0 * cases[i].pmd_units, 0);
+		t_world_free(&w);
+	}
+}
+
+/* 'repeat unit_pages' outside a layout's 'every', and a profile without the layout's keys, are refused. */
+static void layout_errors(void **state)
+{
+	char hw[1024], k[512];
+	struct tworld w;
+	struct scenario sc;
+	struct program pr;
+
+	(void)state;
+	t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k,
+		"scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute work\n");
+	assert_int_equal(scenario_parse(&sc, "e.scn",
+					"scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  repeat unit_pages\n"
+					"    f compute work\n  end\n",
+					&w.err),
+			 0);
+	assert_int_not_equal(scenario_compile(&sc, 0, &w.k, &pr, &w.err), 0);
+	assert_non_null(strstr(w.err.msg, "e.scn:5:"));
+	assert_non_null(strstr(w.err.msg, "is not inside one"));
+	scenario_free(&sc);
+	assert_int_equal(
+	    scenario_parse(&sc, "e.scn",
+			   "scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  every file_read_pte\n"
+			   "    f compute work\n  end\n",
+			   &w.err),
+	    0);
+	assert_int_not_equal(scenario_compile(&sc, 0, &w.k, &pr, &w.err), 0);
+	assert_non_null(strstr(w.err.msg, "the folio layout file_read_pte needs [batch] pages_per_map"));
+	scenario_free(&sc);
+	t_world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +751,8 @@ int main(void)
 	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands),
 	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands_with_roles),
 	    cmocka_unit_test(choose_takes_its_branch_its_share_of_the_time),
+	    cmocka_unit_test(layout_every_fires_once_per_unit),
+	    cmocka_unit_test(layout_errors),
 	    cmocka_unit_test(each_role_reports_its_own_rate),
 	    cmocka_unit_test(readers_and_writers_are_reported_apart),
 	    cmocka_unit_test(the_work_of_a_run_is_estimated_before_it),
