@@ -443,6 +443,28 @@ static void sched_key(FILE *f, const struct profile *gen, struct ms_ctx *c, cons
 	}
 }
 
+/* corun_factor: the write faults with every other CPU faulting too, over the faults alone (at least 1:
+ * a ratio under 1 is noise; at most 4, the profile's bound).  Absent with one CPU. */
+static void corun_key(FILE *f, struct ms_ctx *c)
+{
+	const struct ms_result *one = ms_find(c, "fault_write"), *all = ms_find(c, "fault_write_all");
+	char b[32];
+	double v;
+
+	if (!one || !all || !(one->value > 0))
+		return;
+	v = all->value / one->value;
+	fprintf(f, "# [derived] work slows with the other CPUs busy: fault_write_all %.4g ns over fault_write %.4g ns",
+		all->value, one->value);
+	if (v < 1 || v > 4) {
+		fprintf(f, "; %.3g, taken as %g", v, v < 1 ? 1.0 : 4.0);
+		v = v < 1 ? 1 : 4;
+	}
+	fprintf(f, "\n# fault_write_all: ");
+	figures(f, all);
+	fprintf(f, "\n# method (fault_write_all): %s\ncorun_factor = %s\n", all->method, num(b, sizeof(b), v));
+}
+
 static const char *const absent_why[TOPO_NDIST] = {
     "",
     "absent here: no core has two hardware threads",
@@ -590,9 +612,10 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 		  "the sleeper's CPU time going to sleep, less half a bare syscall: schedule() on its CPU");
 	sched_key(f, gen, c, "sched_in_ns", "sleep_cpu_in", r2, 0.5,
 		  "the sleeper's CPU time from being woken to running, less half a bare syscall: switching in");
+	corun_key(f, c);
 	carry_rest(f, gen, "cpu",
 		   (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", "wake_step_ns",
-					 "sched_out_ns", "sched_in_ns", NULL});
+					 "sched_out_ns", "sched_in_ns", "corun_factor", NULL});
 
 	if (ms_llc_bytes()) {
 		fprintf(f,

@@ -17,7 +17,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1081,6 +1083,157 @@ static void range_text(const struct fit_param_result *p, char *buf, size_t cap)
 }
 
 /* The kernel profile's text (malloc()ed) in *@out. */
+
+/*
+ * The page cache's folios and the user's first touches on this machine (README "Large folios"):
+ * the readahead window of the device under TMPDIR (or /tmp), where will-it-scale's files go; whether
+ * the running kernel maps a large folio whole (6.18+); and the first load / store to a page whose
+ * PTE a populate set, timed over a 64 MiB memfd (tmpfs, 4 KiB pages) in the mapping each of
+ * page_fault4 (private, read) and page_fault3 (shared, write) uses, the median of 3 rounds.
+ */
+#ifndef MADV_POPULATE_READ /* Linux 5.14 */
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#endif
+
+struct folio_facts {
+	long ra_kb; /* -1: not found */
+	char ra_from[PATH_MAX + 64];
+	int whole; /* the running kernel >= 6.18 */
+	char release[128];
+	double private_ns, shared_ns; /* -1: not measured */
+};
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double touch_pass(char *c, size_t bytes, int write)
+{
+	double t0 = now_ns();
+
+	for (size_t off = 0; off < bytes; off += 4096) {
+		if (write)
+			((volatile char *)c)[off] = 1;
+		else
+			(void)((volatile char *)c)[off];
+	}
+	return (now_ns() - t0) / (double)(bytes / 4096);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The first touch of each page after MADV_POPULATE_*, less a second touch (the loop and the TLB). */
+static double touch_mapped_ns(int fd, size_t bytes, int shared)
+{
+	double v[3];
+
+	for (int r = 0; r < 3; r++) {
+		char *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+
+		if (c == MAP_FAILED || madvise(c, bytes, shared ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)) {
+			if (c != MAP_FAILED)
+				munmap(c, bytes);
+			return -1;
+		}
+		v[r] = touch_pass(c, bytes, shared);
+		v[r] -= touch_pass(c, bytes, shared);
+		munmap(c, bytes);
+	}
+	qsort(v, 3, sizeof(v[0]), cmp_double);
+	return v[1] > 0 ? v[1] : 0;
+}
+
+static void folio_facts(struct folio_facts *f)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct utsname u;
+	struct stat st;
+	size_t bytes = 64 << 20;
+	int fd, maj = 0, min = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->ra_kb = -1;
+	f->private_ns = f->shared_ns = -1;
+	if (!uname(&u)) {
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+		f->whole = sscanf(u.release, "%d.%d", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 18));
+	}
+	if (!stat(dir, &st)) {
+		const char *rel[] = {"queue/read_ahead_kb", "../queue/read_ahead_kb"};
+
+		for (int i = 0; i < 2 && f->ra_kb < 0; i++) {
+			char path[PATH_MAX];
+			FILE *fp;
+
+			snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(st.st_dev), minor(st.st_dev),
+				 rel[i]);
+			if ((fp = fopen(path, "r"))) {
+				if (fscanf(fp, "%ld", &f->ra_kb) != 1 || f->ra_kb < 4)
+					f->ra_kb = -1;
+				else
+					snprintf(f->ra_from, sizeof(f->ra_from), "%s (%s)", path, dir);
+				fclose(fp);
+			}
+		}
+	}
+	fd = memfd_create("mmsim-touch", 0);
+	if (fd >= 0 && !ftruncate(fd, (off_t)bytes)) {
+		f->private_ns = touch_mapped_ns(fd, bytes, 0);
+		f->shared_ns = touch_mapped_ns(fd, bytes, 1);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The large-folio entries of the written kernel profile (folio_facts), each with its source. */
+static void folio_text(struct sbuf *b, const struct calib_model *cm, const char *date)
+{
+	struct folio_facts f;
+	double ghz = hw_freq_ghz(&cm->m->hw, 1);
+
+	folio_facts(&f);
+	sb_printf(b,
+		  "\n# Large folios and the user's first touches on this machine (README \"Large folios\")\n[batch]\n");
+	if (f.ra_kb >= 4)
+		sb_printf(b, "# [measured] %s on %s: %ld KiB of readahead, in 4 KiB pages\nra_pages = %ld\n", f.ra_from,
+			  date, f.ra_kb, f.ra_kb / 4);
+	else
+		sb_printf(b, "# ra_pages: the readahead window of the device under TMPDIR or /tmp not found; %s's\n",
+			  cm->base);
+	sb_printf(b, "# [derived] this machine runs %s: %s\nmap_whole_folio = %d\n", f.release,
+		  f.whole ? "6.18 or later, a large folio mapped whole by one fault (19773df031bc, 357b92761d94)"
+			  : "before 6.18, one page per write fault, fault-around's window per read fault",
+		  f.whole);
+	if (f.private_ns < 0 || f.shared_ns < 0 || ghz <= 0) {
+		sb_printf(b,
+			  "# touch_mapped_private, touch_mapped_shared: not measured (memfd_create or "
+			  "MADV_POPULATE_READ/WRITE failed); %s's\n",
+			  cm->base);
+		return;
+	}
+	sb_printf(b, "[costs]\n");
+	sb_printf(b,
+		  "# [measured] on %s: the first load of each page of a 64 MiB memfd mapped MAP_PRIVATE and "
+		  "populated with MADV_POPULATE_READ, less a second load: %.0f ns at %.3g GHz\n"
+		  "touch_mapped_private = %.0f\n",
+		  date, f.private_ns, ghz, f.private_ns * ghz >= 1 ? round(f.private_ns * ghz) : 1.0);
+	sb_printf(b,
+		  "# [measured] on %s: the first store to each page of it mapped MAP_SHARED and populated with "
+		  "MADV_POPULATE_WRITE, less a second store: %.0f ns\n"
+		  "touch_mapped_shared = %.0f\n",
+		  date, f.shared_ns, f.shared_ns * ghz >= 1 ? round(f.shared_ns * ghz) : 1.0);
+}
+
 static int kernel_profile_text(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
 			       char **out, struct mm_error *err)
 {
@@ -1174,6 +1327,7 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 			}
 		}
 	}
+	folio_text(&b, cm, date);
 	if (!b.s || b.oom) {
 		free(b.s);
 		return mm_fail(err, MM_ENOMEM, "out of memory");

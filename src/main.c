@@ -86,6 +86,9 @@ static const struct opt_def opt_table[] = {
      "calibrate: the task counts to fit to"},
     {"duration", O_STR, OFF(duration), "S", "5", "validate: seconds each benchmark point is measured"},
     {"warmup", O_STR, OFF(warmup), "S", "1", "validate: seconds of warm-up before each point, discarded"},
+    {"fs", O_STR, OFF(fs), "tmpfs|here|PATH", "$TMPDIR, else the variant's backing: /tmp for _ext4, /dev/shm",
+     "validate: where a file benchmark (page_fault2-4, mmap2) puts its files: /dev/shm, the current directory, "
+     "or PATH"},
     {"out", O_STR, OFF(out), "DIR", "validate-out; sweep --job: stdout; --emit-jobs: sweep-out",
      "validate: where the measured CSV and the plot go; sweep --job K: writes DIR/K.json"},
     {"emit-jobs", O_FLAG, OFF(emit_jobs), NULL, NULL,
@@ -521,6 +524,15 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 		free(buf);
 		if (rc)
 			return rc;
+	}
+	{
+		/* the file's filesystem, as the benchmark saw it: does it cache it as the variant models? */
+		char fs[64];
+
+		if (!r->o.from_validate && !validate_csv_backing(r->o.measured, fs, sizeof(fs))) {
+			printf("\ncompare: the measured file benchmark put its files on %s\n", fs);
+			validate_backing_note(stdout, r->curve[0].variant, fs);
+		}
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];
@@ -1023,6 +1035,7 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 				   .machine = o->machine,
 				   .duration = o->duration ? o->duration : "5",
 				   .warmup = o->warmup ? o->warmup : "1",
+				   .fs = o->fs,
 				   .out_dir = o->out ? o->out : "validate-out",
 				   .command = cmdline,
 				   .force = o->force};
@@ -1049,6 +1062,7 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 	}
 	validate_print_header(stdout, &req, vr);
 	c.measured = vr->csv;
+	c.from_validate = 1;
 	c.plot = vr->png;
 	c.mode = vr->mode;
 	c.tasks = NULL;

@@ -42,6 +42,8 @@ struct opts {
 	const char *measured;
 	const char *fit_tasks;
 	const char *duration, *warmup, *out; /* validate */
+	const char *fs;			     /* validate: where a file benchmark's file goes */
+	int from_validate;		     /* compare run by validate, which has said where the file was */
 	const char *out_machine, *out_kernel, *measured_dir;
 	int quick, band;
 	int seeds;

@@ -283,6 +283,27 @@ static int tmpfs_with_room(const char *dir, double need)
 	return !statfs(dir, &sf) && sf.f_type == TMPFS_MAGIC && (double)sf.f_bavail * (double)sf.f_bsize >= need;
 }
 
+int validate_csv_backing(const char *csv, char *fs, size_t cap)
+{
+	char line[PATH_MAX + 64];
+	FILE *f = fopen(csv, "r");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f) && line[0] == '#') {
+		char *a = strrchr(line, '('), *b = strrchr(line, ')');
+
+		if (!strncmp(line, "# tmpdir: ", 10) && a && b > a) {
+			*b = 0;
+			snprintf(fs, cap, "%s", a + 1);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 /* The filesystem the benchmark found its $TMPDIR on: its CSV's '# tmpdir: DIR (FS)' line. */
 static void tmpdir_fs_from_csv(struct validate_run *run, const char *csv)
 {
@@ -304,28 +325,62 @@ static void tmpdir_fs_from_csv(struct validate_run *run, const char *csv)
 	fclose(f);
 }
 
+/* 1 when @variant models a file cached in large folios (the _ext4 variants), 0: in 4 KiB folios. */
+static int models_large_folios(const char *variant)
+{
+	return strstr(variant, "_ext4") != NULL;
+}
+
 /*
- * Where a file benchmark's file lives.  The scenarios model a file of 4 KiB folios: one fault per
- * page written (page_fault3), one per 16 pages read (page_fault4's fault-around).  tmpfs (without
- * huge=) gives that on every kernel; ext4 since 6.11 and xfs since 5.18 cache large folios, and
- * newer kernels map a whole folio in one fault, so the counts per op fall several-fold
- * (page_fault3 on ext4, 6.18: 0.085 faults per op).  A TMPDIR the user set is kept; /dev/shm
- * is used only with room for the files (a container's may be 64 MiB).
+ * Where a file benchmark's file lives.  The 4 KiB-folio variants model a file cached in 4 KiB folios:
+ * one fault per page written (page_fault3), one per 16 pages read (page_fault4's fault-around), which
+ * tmpfs (without huge=) gives on every kernel; the _ext4 variants model a filesystem that caches large
+ * folios (ext4 since 6.16, xfs since 5.18), as will-it-scale's own files in /tmp are on most machines.
+ * --fs tmpfs|here|PATH says where; without it a TMPDIR the user set is kept, else the variant's
+ * backing: /tmp for an _ext4 variant, /dev/shm for the others when it has room for the files (a
+ * container's may be 64 MiB), else /tmp.
  */
-static void pick_tmpdir(struct validate_run *run, long max_tasks)
+static int pick_tmpdir(struct validate_run *run, const struct validate_req *req, long max_tasks, struct mm_error *err)
 {
 	const char *env = getenv("TMPDIR");
 	/* a 128 MiB file per task, and a quarter more */
 	double need = 1.25 * 128 * 1048576.0 * (double)(max_tasks > 0 ? max_tasks : 1);
+	struct stat st;
 
-	if (env && *env) {
+	if (req->fs) {
+		if (!strcmp(req->fs, "tmpfs")) {
+			if (!tmpfs_with_room("/dev/shm", need) || access("/dev/shm", W_OK))
+				return mm_fail(
+				    err, MM_EINVAL,
+				    "--fs tmpfs: /dev/shm is not a writable tmpfs with %.0f MiB free for the "
+				    "files; give --fs PATH",
+				    need / 1048576);
+			snprintf(run->tmpdir, sizeof(run->tmpdir), "/dev/shm");
+		} else if (!strcmp(req->fs, "here")) {
+			if (!getcwd(run->tmpdir, sizeof(run->tmpdir)))
+				return mm_fail(err, MM_EIO, "--fs here: cannot name the current directory: %s",
+					       strerror(errno));
+		} else if (!*req->fs || stat(req->fs, &st) || !S_ISDIR(st.st_mode) || access(req->fs, W_OK | X_OK)) {
+			return mm_fail(err, MM_EINVAL, "--fs '%s': expected tmpfs, here, or a writable directory",
+				       req->fs);
+		} else if (snprintf(run->tmpdir, sizeof(run->tmpdir), "%s", req->fs) >= (int)sizeof(run->tmpdir)) {
+			return mm_fail(err, MM_ERANGE, "--fs: path too long");
+		}
+		run->tmpdir_how = "--fs";
+	} else if (env && *env) {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "%s", env);
-		run->tmpdir_env = 1;
-	} else if (tmpfs_with_room("/dev/shm", need) && !access("/dev/shm", W_OK)) {
+		run->tmpdir_how = "TMPDIR from the environment";
+	} else if (!models_large_folios(run->variant) && tmpfs_with_room("/dev/shm", need) &&
+		   !access("/dev/shm", W_OK)) {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "/dev/shm");
+		run->tmpdir_how = "the variant models 4 KiB folios: tmpfs; --fs to change it";
 	} else {
 		snprintf(run->tmpdir, sizeof(run->tmpdir), "/tmp");
+		run->tmpdir_how = models_large_folios(run->variant)
+				      ? "will-it-scale's place, the variant models large folios; --fs to change it"
+				      : "no room on /dev/shm; --fs to change it";
 	}
+	return 0;
 }
 
 /*
@@ -427,8 +482,8 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", req->mode);
 	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
 		return rc;
-	if (bm->file)
-		pick_tmpdir(run, max_tasks);
+	if (bm->file && (rc = pick_tmpdir(run, req, max_tasks, err)))
+		return rc;
 	if (uname(&u) == 0)
 		snprintf(run->kernel_here, sizeof(run->kernel_here), "%s", u.release);
 	gethostname(host, sizeof(host) - 1);
@@ -579,6 +634,27 @@ static void print_other_load(FILE *f, const char *csv)
 	fclose(in);
 }
 
+void validate_backing_note(FILE *f, const char *variant, const char *fs)
+{
+	int large = models_large_folios(variant), is_tmpfs = !strcmp(fs, "tmpfs");
+
+	if (!strncmp(variant, "page_fault1", 11) || !strncmp(variant, "mmap1", 5) || !strncmp(variant, "populate", 8) ||
+	    !strncmp(variant, "has_pinned", 10) || !strcmp(fs, "unknown"))
+		return;
+	if (!large && !is_tmpfs)
+		fprintf(
+		    f,
+		    "  note:     %s models a file of 4 KiB folios (tmpfs); on %s a kernel with large folios (ext4 "
+		    "6.16+, xfs 5.18+) caches bigger ones and maps several pages per fault: the _ext4 variants model "
+		    "that\n",
+		    variant, fs);
+	else if (large && is_tmpfs)
+		fprintf(f,
+			"  note:     %s models a file in large folios (ext4 6.16+); tmpfs caches 4 KiB folios without "
+			"huge=: the 4 KiB-folio variants model that\n",
+			variant);
+}
+
 void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run)
 {
 	char here[32];
@@ -587,14 +663,8 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 	fprintf(f, "validate: %s; benchmark run in %.1f s\n  %s\n", run->variant, run->seconds, run->bench_cmd);
 	fprintf(f, "  measured: %s\n  plot:     %s\n", run->csv, run->png);
 	if (run->tmpdir[0]) {
-		fprintf(f, "  file:     in %s (%s; %s)\n", run->tmpdir, run->tmpdir_fs,
-			run->tmpdir_env ? "TMPDIR from the environment" : "validate's choice; set TMPDIR to change it");
-		if (strcmp(run->tmpdir_fs, "tmpfs"))
-			fprintf(f,
-				"  note:     the scenario models a file of 4 KiB folios (tmpfs); on %s a recent kernel "
-				"may cache large folios and map one per fault, so fewer faults per op than the "
-				"scenario's\n",
-				run->tmpdir_fs);
+		fprintf(f, "  file:     in %s (%s; %s)\n", run->tmpdir, run->tmpdir_fs, run->tmpdir_how);
+		validate_backing_note(f, run->variant, run->tmpdir_fs);
 	}
 	if (req->kernel)
 		fprintf(f, "  kernel: the prediction uses kernel profile %s (--kernel); this machine runs %s\n",
@@ -764,7 +834,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 	char line[2048], here[32], *text = NULL, *save, *l, *lock;
 	const struct op_counts *sc;
 	const struct bench_map *bm;
-	int rc, thp, seen = 0;
+	int rc, thp, seen = 0, fault_dir = 0; /* 1: fewer faults than the scenario, 2: more */
 	double extra;
 
 	*mismatches = 0;
@@ -879,6 +949,8 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			else {
 				snprintf(status, sizeof(status), "MISMATCH (%s)", counters[c].name);
 				++*mismatches;
+				if (c == 0)
+					fault_dir |= m < want[c] ? 1 : 2;
 			}
 			if (c == 1 && fb >= 0)
 				snprintf(status + strlen(status), sizeof(status) - strlen(status),
@@ -898,6 +970,19 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		fprintf(f, "  %d count(s) differ: a bug in the scenario or the benchmark%s\n", *mismatches,
 			strcmp(here, run->kernel_modelled) ? ", or the kernel this machine runs (see the kernel line)"
 							   : "");
+	/* a file benchmark's faults tell 4 KiB folios from large ones */
+	if (run->tmpdir[0] && (fault_dir & 1) && !models_large_folios(run->variant))
+		fprintf(
+		    f,
+		    "  faults: fewer than the scenario's: the kernel cached the file (%s, %s) in folios larger than "
+		    "4 KiB and mapped several pages per fault; the _ext4 variants model that\n",
+		    run->tmpdir, run->tmpdir_fs);
+	else if (run->tmpdir[0] && (fault_dir & 2) && models_large_folios(run->variant))
+		fprintf(f,
+			"  faults: more than the scenario's: the file (%s, %s) was cached in smaller folios than the "
+			"variant's layout (tmpfs, a kernel before 6.16 on ext4, or another readahead window than the "
+			"profile's [batch] ra_pages)\n",
+			run->tmpdir, run->tmpdir_fs);
 	rc = 0;
 out:
 	free(text);

@@ -23,6 +23,7 @@ struct validate_req {
 	const char *machine;  /* hardware profile of the simulated count check, or NULL: local */
 	const char *duration; /* seconds measured per point (populate: rounds within it) */
 	const char *warmup;   /* seconds of warm-up, discarded */
+	const char *fs;	      /* --fs tmpfs|here|PATH, or NULL: $TMPDIR, else the variant's backing */
 	const char *out_dir;  /* where the CSV and the plot go */
 	const char *command;  /* mmsim's command line, for the CSV's metadata */
 	int force;	      /* replace an existing CSV or plot of the same name */
@@ -38,10 +39,10 @@ struct validate_run {
 	char kernel_here[128];		/* uname -r */
 	int skipped;			/* 1: the benchmark cannot run here; why in skip_reason */
 	char skip_reason[512];
-	char tmpdir[PATH_MAX]; /* a file benchmark's $TMPDIR; "" for the others */
-	char tmpdir_fs[64];    /* its filesystem, as the benchmark's CSV names it */
-	int tmpdir_env;	       /* 1: from our environment; 0: chosen by validate */
-	double seconds;	       /* wall time of the benchmark run */
+	char tmpdir[PATH_MAX];	/* a file benchmark's $TMPDIR; "" for the others */
+	char tmpdir_fs[64];	/* its filesystem, as the benchmark's CSV names it */
+	const char *tmpdir_how; /* why there: --fs, TMPDIR, or the variant's backing */
+	double seconds;		/* wall time of the benchmark run */
 };
 
 /* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd-hhmmss>.csv (UTC; with
@@ -52,6 +53,11 @@ struct validate_run {
 int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err);
 
 /* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */
+/* A note when the filesystem a file benchmark ran on caches its file otherwise than @variant models
+ * (4 KiB folios on tmpfs, large folios for the _ext4 variants); nothing when they agree. */
+void validate_backing_note(FILE *f, const char *variant, const char *fs);
+/* The filesystem of a file benchmark's CSV ('# tmpdir: DIR (FS)', mmsim validate's), 0; -1: none. */
+int validate_csv_backing(const char *csv, char *fs, size_t cap);
 void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run);
 
 /* The event-count check: faults, mmap_lock acquisitions and TLB flushes per operation, from the

@@ -113,6 +113,23 @@ mmsim_validate_fake(validate_bench_fails fail
   ARGS --scenario page_fault3_vma_lock --machine nehalem-i7-920 --tasks 1
     --out ${MMSIM_CLI_DIR}/validate-fake-out)
 
+# --fs: a directory that is not there is refused before anything runs, naming it
+mmsim_validate_fake(validate_fs_missing fail
+  PATTERNS "^mmsim: --fs '/nonexistent/mmsim': expected tmpfs, here, or a writable directory$"
+  ARGS --scenario page_fault3_ext4 --fs /nonexistent/mmsim --machine nehalem-i7-920 --tasks 1
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)
+# compare reads the filesystem of a validate CSV and says when the variant models another backing
+file(WRITE ${MMSIM_CLI_DIR}/pf3_ext4fs.csv
+  "# tmpdir: /tmp (ext2/3/4)\ntasks,processes,processes_idle,threads,threads_idle,linear\n"
+  "0,0,100,0,100,0\n1,300000,50,300000,50,300000\n")
+mmsim_cli(compare_backing_4k_on_ext4 ok
+  PATTERNS "^compare: the measured file benchmark put its files on ext2/3/4$"
+    "^  note: +page_fault3_vma_lock models a file of 4 KiB folios \\(tmpfs\\); on ext2/3/4 .*the _ext4 variants model that$"
+  ARGS compare --measured ${MMSIM_CLI_DIR}/pf3_ext4fs.csv --scenario page_fault3_vma_lock ${SMALL} --events 20000)
+mmsim_cli(compare_backing_ext4_agrees ok
+  PATTERNS "^compare: the measured file benchmark put its files on ext2/3/4$"
+  ARGS compare --measured ${MMSIM_CLI_DIR}/pf3_ext4fs.csv --scenario page_fault3_ext4 ${SMALL} --events 20000)
+
 # ---- real runs (label harness): the benchmark runs on this machine -----------
 
 file(WRITE ${MMSIM_CLI_DIR}/validate_run.sh [=[
