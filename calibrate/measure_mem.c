@@ -51,40 +51,49 @@ static double pf_sample(struct ms_ctx *c, int pages, int write, int *thp_off)
 
 /*
  * The write faults of pf_measure timed on CPU 0 while every other CPU runs the same loop, each in a
- * process of its own (no mm shared: no TLB shootdowns between them): the slowdown of kernel work
- * with the machine busy, which a guest's vCPUs sharing a host's cores show (corun_factor).
+ * process of its own (no mm shared: no TLB shootdowns between them), CPU 0's hardware-thread
+ * siblings left idle (smt_factor is that slowdown): how kernel work slows with the machine busy,
+ * which a guest's vCPUs sharing a host's cores show (corun_factor).  Optional: anything that keeps
+ * it from running (no other CPU, fork refused) leaves the figure out, with a word on stderr.
  */
 static int pf_measure_all(struct ms_ctx *c)
 {
 	int pages = c->quick ? 64 : 256, max = c->quick ? 20 : 300, n = 0, rc = 0, thp_off = 1, nkids = 0;
-	int ncpu = c->topo.ncpus;
-	pid_t *kid = calloc((size_t)ncpu, sizeof(*kid));
+	int ncpu = c->topo.ncpus, ready[2] = {-1, -1};
+	pid_t *kid = calloc((size_t)ncpu, sizeof(*kid)), parent = getpid();
 	double *v = malloc((size_t)max * sizeof(*v));
-	int ready[2] = {-1, -1};
+	const char *why = NULL;
 	struct ms_budget b;
 
-	if (!kid || !v || ncpu < 2 || pipe(ready)) {
-		rc = ncpu < 2 ? 0 : -ENOMEM;
+	if (!kid || !v) {
+		rc = -ENOMEM;
 		goto out;
 	}
-	for (int i = 1; i < ncpu && !rc; i++) {
-		pid_t p = fork();
+	if (pipe(ready)) {
+		why = "pipe() failed";
+		goto out;
+	}
+	for (int i = 1; i < ncpu; i++) {
+		pid_t p;
 
-		if (p < 0) {
-			rc = -errno;
-			break;
+		if (c->topo.cpu[i].core == c->topo.cpu[0].core)
+			continue; /* CPU 0's sibling: that is smt_factor's slowdown, not this one */
+		if ((p = fork()) < 0) {
+			why = "fork() failed";
+			goto out;
 		}
 		if (p == 0) {
 			int off = 1;
 
 			prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the measurement */
-			if (getppid() == 1)
+			if (getppid() != parent)
 				_exit(0);
 			if (c->pinned)
 				ms_pin(c, i);
 			close(ready[0]);
 			if (write(ready[1], "x", 1) != 1)
 				_exit(1);
+			close(ready[1]);
 			for (;;)
 				pf_sample(c, pages, 1, &off);
 		}
@@ -92,23 +101,28 @@ static int pf_measure_all(struct ms_ctx *c)
 	}
 	close(ready[1]);
 	ready[1] = -1;
-	for (int i = 0; i < nkids && !rc; i++) {
+	if (!nkids) {
+		why = "no other core";
+		goto out;
+	}
+	for (int i = 0; i < nkids; i++) {
 		char x;
 
-		if (read(ready[0], &x, 1) != 1)
-			rc = -EIO;
+		if (read(ready[0], &x, 1) != 1) { /* a child died before it started: EOF */
+			why = "a loop did not start";
+			goto out;
+		}
 	}
-	if (!rc && c->pinned)
+	if (c->pinned)
 		ms_pin(c, 0);
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
 	for (n = 0; !rc && ms_budget_more(&b, n); n++)
 		if ((v[n] = pf_sample(c, pages, 1, &thp_off)) < 0)
 			rc = (int)v[n];
-	if (!rc &&
-	    !ms_add(c, "fault_write_all", "ns", v, n,
-		    "fault_write on CPU 0 while each of the other %d CPUs runs the same loop in a process of its "
-		    "own; per fault",
-		    ncpu - 1))
+	if (!rc && !ms_add(c, "fault_write_all", "ns", v, n,
+			   "fault_write on CPU 0 while %d other CPUs (CPU 0's hardware-thread siblings left idle) run "
+			   "the same loop, each in a process of its own; per fault",
+			   nkids))
 		rc = -ENOSPC;
 out:
 	for (int i = 0; i < nkids; i++) {
@@ -121,6 +135,8 @@ out:
 		close(ready[1]);
 	free(kid);
 	free(v);
+	if (why && ncpu > 1)
+		fprintf(stderr, "mmsim-measure: fault_write_all not measured (%s): corun_factor left out\n", why);
 	return rc;
 }
 

@@ -995,13 +995,15 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 		 * at least 0.01 cycles, 1 ps at the 10 GHz [frequency] allows, so it never rounds to 0.
 		 * The user's first touch of a page mapped ahead of it is 0 where nothing measured it: on
 		 * bare metal a page walk within user_touch, on a shadow-paging guest a hypervisor exit */
-		if (!strcmp(e->section, "costs") &&
-		    (!e->is_num || e->num > 1e10 ||
-		     (e->num < 0.01 && !(e->num == 0 && !strncmp(e->key, "touch_mapped_", 13)))))
-			return mm_fail(err, MM_EPARSE,
-				       "%s:%d: [costs] %s = '%s': expected cycles, a number from 0.01 to 1e10 "
-				       "(a cost is never 0)",
-				       p->path, e->line, e->key, e->value);
+		if (!strcmp(e->section, "costs")) {
+			int zero_ok = !strcmp(e->key, "touch_mapped_private") || !strcmp(e->key, "touch_mapped_shared");
+
+			if (!e->is_num || e->num > 1e10 || (e->num < 0.01 && !(zero_ok && e->num == 0)))
+				return mm_fail(err, MM_EPARSE, "%s:%d: [costs] %s = '%s': expected cycles, %s", p->path,
+					       e->line, e->key, e->value,
+					       zero_ok ? "0 or a number from 0.01 to 1e10"
+						       : "a number from 0.01 to 1e10 (a cost is never 0)");
+		}
 		/* a count is at least 1, but a folio order or a yes/no of the large-folio layout may be 0 */
 		if (!strcmp(e->section, "batch") &&
 		    (!e->is_num || !is_digits(e->value) || e->num > 1e9 ||

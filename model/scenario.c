@@ -52,6 +52,8 @@ static int layout_pages_name(const char *name)
 
 /* The [batch] keys a layout is built from, beside pages_per_map, ptes_per_table, fault_around_pages. */
 static const char *const layout_keys[] = {"ra_pages", "folio_max_order", "map_whole_folio"};
+/* and the others it reads, which other steps name too */
+static const char *const layout_more_keys[] = {"pages_per_map", "ptes_per_table", "fault_around_pages"};
 
 const char *sc_scope_name(enum sc_scope s)
 {
@@ -1723,6 +1725,8 @@ static int names_of(struct sc_names *l, const struct scenario *sc)
 			/* a folio layout: the [batch] entries it is built from */
 			for (size_t i = 0; i < sizeof(layout_keys) / sizeof(layout_keys[0]) && !rc; i++)
 				rc = names_add(l, "batch", layout_keys[i]);
+			for (size_t i = 0; i < sizeof(layout_more_keys) / sizeof(layout_more_keys[0]) && !rc; i++)
+				rc = names_add(l, "batch", layout_more_keys[i]);
 			continue;
 		}
 		if (sc->step[s].act == SA_REPEAT &&
@@ -1923,7 +1927,7 @@ static int ilog2_64(int64_t v)
 static int layout_build(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k, int which,
 			struct prog_layout *L, struct mm_error *err)
 {
-	int64_t pass, pmd, fa, ra, maxo, whole, *end = NULL, *len = NULL, n = 0, cap = 0;
+	int64_t pass = 0, pmd = 0, fa = 0, ra = 0, maxo = 0, whole = 0, *end = NULL, *len = NULL, n = 0, cap = 0;
 	int read = which >= 2, want_pmd = which & 1, rc;
 
 	if ((rc = layout_batch(sc, st, k, "pages_per_map", 1, 1 << 24, &pass, err)) ||
@@ -1933,6 +1937,11 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 	    (rc = layout_batch(sc, st, k, layout_keys[1], 0, 20, &maxo, err)) ||
 	    (rc = layout_batch(sc, st, k, layout_keys[2], 0, 1, &whole, err)))
 		return rc;
+	/* the kernel's fault-around window and a PTE page are powers of two; the units assume it */
+	if ((fa & (fa - 1)) || (pmd & (pmd - 1)))
+		return mm_fail(err, MM_ERANGE, "%s: [batch] %s = %lld: a folio layout needs a power of two", k->p->path,
+			       fa & (fa - 1) ? "fault_around_pages" : "ptes_per_table",
+			       (long long)(fa & (fa - 1) ? fa : pmd));
 	memset(L, 0, sizeof(*L));
 	snprintf(L->name, sizeof(L->name), "%s", layout_names[which]);
 	L->pass = pass;
@@ -2109,6 +2118,20 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		in->src_line = st->line_no;
 		in->exp_dist = st->exp_dist;
 		if (st->act == SA_EVERY && st->name[0] && layout_index(st->name) >= 0) {
+			/* its counter counts the pages of a pass: one visit per operation, so no repeat, every or
+			 * choose around it (and so no other layout's every) */
+			for (int d = 0; d < depth; d++)
+				if (stack[d] >= 0 && out->insn[stack[d]].act != SA_AS) {
+					enum sc_act a = out->insn[stack[d]].act;
+					int line = out->insn[stack[d]].src_line;
+
+					program_free(out);
+					return mm_fail(
+					    err, MM_EPARSE,
+					    "%s:%d:%d: 'every %s' counts the pages of a pass, one a visit: it "
+					    "cannot be inside the %s of line %d",
+					    sc->path, st->line_no, st->col, st->name, sc_act_name(a), line);
+				}
 			if ((rc = compile_layout_every(sc, st, k, out, in, err)))
 				return program_free(out), rc;
 		} else if (st->act == SA_REPEAT && layout_pages_name(st->name) >= 0) {

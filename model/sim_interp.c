@@ -216,20 +216,27 @@ static double smt_stretch(const struct sim *s, const struct sim_task *t)
 	return o->rt.state == T_RUN ? s->cfg->hw->smt_factor : 1.0;
 }
 
-/* Work stretches by up to corun_factor with the other CPUs busy, in proportion to the share of them
- * running a task (asleep or done: not), as the work starts.  Measured where it matters, on a guest
- * whose vCPUs share a host's cores (calibrate/README.md); 1 elsewhere, and then nothing is counted. */
+/* Work stretches by up to corun_factor with the CPUs of the other cores busy, in proportion to the
+ * share of them running a task (asleep or done: not), as the work starts; the sibling hardware
+ * thread is smt_factor's.  Measured where it matters, on a guest whose vCPUs share a host's cores
+ * (calibrate/README.md); 1 elsewhere, and then nothing is counted.  O(tasks + CPUs) a step when set. */
 static double corun_stretch(const struct sim *s, const struct sim_task *t)
 {
+	const struct topology *topo = s->cfg->topo;
 	double f = s->cfg->hw->corun_factor;
-	int busy = 0, ncpu = s->cfg->topo->ncpus;
+	int busy = 0, others = 0, core = topo->cpu[t->rt.cpu].core;
 
-	if (f == 1.0 || ncpu < 2)
+	if (f == 1.0)
 		return 1.0;
-	for (int i = 0; i < s->rt.ntasks; i++)
-		if (&s->task[i] != t && s->task[i].rt.state != T_SLEEP && s->task[i].rt.state != T_DONE)
+	for (int c = 0; c < topo->ncpus; c++)
+		others += topo->cpu[c].core != core;
+	for (int i = 0; i < s->rt.ntasks && others; i++) {
+		const struct sim_task *o = &s->task[i];
+
+		if (topo->cpu[o->rt.cpu].core != core && o->rt.state != T_SLEEP && o->rt.state != T_DONE)
 			busy++;
-	return 1.0 + (f - 1.0) * (double)busy / (double)(ncpu - 1);
+	}
+	return others ? 1.0 + (f - 1.0) * (double)busy / (double)others : 1.0;
 }
 
 static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)

@@ -1082,8 +1082,6 @@ static void range_text(const struct fit_param_result *p, char *buf, size_t cap)
 	snprintf(buf, cap, "%s%.4g..%.4g%s", p->lo_open ? "<" : "", p->lo, p->hi, p->hi_open ? "+" : "");
 }
 
-/* The kernel profile's text (malloc()ed) in *@out. */
-
 /*
  * The page cache's folios and the user's first touches on this machine (README "Large folios"):
  * the readahead window of the device under TMPDIR (or /tmp), where will-it-scale's files go; whether
@@ -1178,7 +1176,7 @@ static void folio_facts(struct folio_facts *f)
 			snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(st.st_dev), minor(st.st_dev),
 				 rel[i]);
 			if ((fp = fopen(path, "r"))) {
-				if (fscanf(fp, "%ld", &f->ra_kb) != 1 || f->ra_kb < 4)
+				if (fscanf(fp, "%ld", &f->ra_kb) != 1 || f->ra_kb < 0)
 					f->ra_kb = -1;
 				else
 					snprintf(f->ra_from, sizeof(f->ra_from), "%s (%s)", path, dir);
@@ -1196,17 +1194,29 @@ static void folio_facts(struct folio_facts *f)
 }
 
 /* The large-folio entries of the written kernel profile (folio_facts), each with its source. */
-static void folio_text(struct sbuf *b, const struct calib_model *cm, const char *date)
+static void folio_text(struct sbuf *b, const struct calib_model *cm, const char *date, const char *measured_dir)
 {
 	struct folio_facts f;
 	double ghz = hw_freq_ghz(&cm->m->hw, 1);
 
+	if (measured_dir) {
+		/* the runs may come from another machine: this one's facts would not go with them */
+		sb_printf(b,
+			  "\n# Large folios (README \"Large folios\"): ra_pages, map_whole_folio and touch_mapped_*\n"
+			  "# not measured: the runs were taken from %s, maybe on another machine; %s's\n",
+			  measured_dir, cm->base);
+		return;
+	}
 	folio_facts(&f);
 	sb_printf(b,
 		  "\n# Large folios and the user's first touches on this machine (README \"Large folios\")\n[batch]\n");
 	if (f.ra_kb >= 4)
 		sb_printf(b, "# [measured] %s on %s: %ld KiB of readahead, in 4 KiB pages\nra_pages = %ld\n", f.ra_from,
 			  date, f.ra_kb, f.ra_kb / 4);
+	else if (f.ra_kb >= 0)
+		sb_printf(b,
+			  "# [measured] %s on %s: %ld KiB of readahead, under a page: one page a round\nra_pages = 1\n",
+			  f.ra_from, date, f.ra_kb);
 	else
 		sb_printf(b, "# ra_pages: the readahead window of the device under TMPDIR or /tmp not found; %s's\n",
 			  cm->base);
@@ -1226,14 +1236,15 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 		  "# [measured] on %s: the first load of each page of a 64 MiB memfd mapped MAP_PRIVATE and "
 		  "populated with MADV_POPULATE_READ, less a second load: %.0f ns at %.3g GHz\n"
 		  "touch_mapped_private = %.0f\n",
-		  date, f.private_ns, ghz, f.private_ns * ghz >= 1 ? round(f.private_ns * ghz) : 1.0);
+		  date, f.private_ns, ghz, round(f.private_ns * ghz));
 	sb_printf(b,
 		  "# [measured] on %s: the first store to each page of it mapped MAP_SHARED and populated with "
 		  "MADV_POPULATE_WRITE, less a second store: %.0f ns\n"
 		  "touch_mapped_shared = %.0f\n",
-		  date, f.shared_ns, f.shared_ns * ghz >= 1 ? round(f.shared_ns * ghz) : 1.0);
+		  date, f.shared_ns, round(f.shared_ns * ghz));
 }
 
+/* The kernel profile's text (malloc()ed) in *@out. */
 static int kernel_profile_text(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
 			       char **out, struct mm_error *err)
 {
@@ -1327,7 +1338,7 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 			}
 		}
 	}
-	folio_text(&b, cm, date);
+	folio_text(&b, cm, date, c->o->measured_dir);
 	if (!b.s || b.oom) {
 		free(b.s);
 		return mm_fail(err, MM_ENOMEM, "out of memory");

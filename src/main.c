@@ -530,7 +530,7 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 		char fs[64];
 
 		if (!r->o.from_validate && !validate_csv_backing(r->o.measured, fs, sizeof(fs))) {
-			printf("\ncompare: the measured file benchmark put its files on %s\n", fs);
+			printf("\ncompare: the measured benchmark put its files on %s\n", fs);
 			validate_backing_note(stdout, r->curve[0].variant, fs);
 		}
 	}

@@ -360,6 +360,9 @@ static int pick_tmpdir(struct validate_run *run, const struct validate_req *req,
 			if (!getcwd(run->tmpdir, sizeof(run->tmpdir)))
 				return mm_fail(err, MM_EIO, "--fs here: cannot name the current directory: %s",
 					       strerror(errno));
+			if (access(run->tmpdir, W_OK | X_OK))
+				return mm_fail(err, MM_EINVAL, "--fs here: the current directory %s is not writable",
+					       run->tmpdir);
 		} else if (!*req->fs || stat(req->fs, &st) || !S_ISDIR(st.st_mode) || access(req->fs, W_OK | X_OK)) {
 			return mm_fail(err, MM_EINVAL, "--fs '%s': expected tmpfs, here, or a writable directory",
 				       req->fs);
@@ -482,6 +485,10 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", req->mode);
 	if ((rc = bench_path(bm->bench, exe, sizeof(exe), err)))
 		return rc;
+	if (req->fs && !bm->file)
+		return mm_fail(err, MM_EINVAL,
+			       "--fs is for the benchmarks that map a file (page_fault2-4, mmap2); %s's makes none",
+			       run->variant);
 	if (bm->file && (rc = pick_tmpdir(run, req, max_tasks, err)))
 		return rc;
 	if (uname(&u) == 0)
@@ -638,8 +645,9 @@ void validate_backing_note(FILE *f, const char *variant, const char *fs)
 {
 	int large = models_large_folios(variant), is_tmpfs = !strcmp(fs, "tmpfs");
 
-	if (!strncmp(variant, "page_fault1", 11) || !strncmp(variant, "mmap1", 5) || !strncmp(variant, "populate", 8) ||
-	    !strncmp(variant, "has_pinned", 10) || !strcmp(fs, "unknown"))
+	/* only page_fault3 and page_fault4 map several pages of a large folio per fault: page_fault2's
+	 * private write faults copy one page each (COW) and mmap2 touches nothing */
+	if ((strncmp(variant, "page_fault3", 11) && strncmp(variant, "page_fault4", 11)) || !strcmp(fs, "unknown"))
 		return;
 	if (!large && !is_tmpfs)
 		fprintf(

@@ -52,12 +52,12 @@ struct validate_run {
  * err. */
 int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err);
 
-/* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */
-/* A note when the filesystem a file benchmark ran on caches its file otherwise than @variant models
+/* A note when the filesystem page_fault3/4 ran on caches its file otherwise than @variant models
  * (4 KiB folios on tmpfs, large folios for the _ext4 variants); nothing when they agree. */
 void validate_backing_note(FILE *f, const char *variant, const char *fs);
 /* The filesystem of a file benchmark's CSV ('# tmpdir: DIR (FS)', mmsim validate's), 0; -1: none. */
 int validate_csv_backing(const char *csv, char *fs, size_t cap);
+/* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */
 void validate_print_header(FILE *f, const struct validate_req *req, const struct validate_run *run);
 
 /* The event-count check: faults, mmap_lock acquisitions and TLB flushes per operation, from the

@@ -123,12 +123,21 @@ file(WRITE ${MMSIM_CLI_DIR}/pf3_ext4fs.csv
   "# tmpdir: /tmp (ext2/3/4)\ntasks,processes,processes_idle,threads,threads_idle,linear\n"
   "0,0,100,0,100,0\n1,300000,50,300000,50,300000\n")
 mmsim_cli(compare_backing_4k_on_ext4 ok
-  PATTERNS "^compare: the measured file benchmark put its files on ext2/3/4$"
+  PATTERNS "^compare: the measured benchmark put its files on ext2/3/4$"
     "^  note: +page_fault3_vma_lock models a file of 4 KiB folios \\(tmpfs\\); on ext2/3/4 .*the _ext4 variants model that$"
   ARGS compare --measured ${MMSIM_CLI_DIR}/pf3_ext4fs.csv --scenario page_fault3_vma_lock ${SMALL} --events 20000)
-mmsim_cli(compare_backing_ext4_agrees ok
-  PATTERNS "^compare: the measured file benchmark put its files on ext2/3/4$"
-  ARGS compare --measured ${MMSIM_CLI_DIR}/pf3_ext4fs.csv --scenario page_fault3_ext4 ${SMALL} --events 20000)
+# ... and nothing when it models that backing: the line, and no note
+add_test(NAME cli_compare_backing_ext4_agrees
+  COMMAND sh -c "out=$(\"$0\" compare --measured ${MMSIM_CLI_DIR}/pf3_ext4fs.csv --scenario page_fault3_ext4 --machine nehalem-i7-920 --events 20000) || exit 1
+printf '%s\\n' \"$out\" | grep -q '^compare: the measured benchmark put its files on ext2/3/4$' || { echo 'FAIL: no filesystem line'; exit 1; }
+if printf '%s\\n' \"$out\" | grep 'note:'; then echo 'FAIL: a note for a backing the variant models'; exit 1; fi"
+    $<TARGET_FILE:mmsim>)
+set_tests_properties(cli_compare_backing_ext4_agrees PROPERTIES LABELS fast TIMEOUT 60)
+# --fs for a benchmark that maps no file is refused
+mmsim_validate_fake(validate_fs_not_a_file_bench fail
+  PATTERNS "^mmsim: --fs is for the benchmarks that map a file \\(page_fault2-4, mmap2\\); page_fault1_vma_lock's makes none$"
+  ARGS --scenario page_fault1_vma_lock --fs /tmp --machine nehalem-i7-920 --tasks 1
+    --out ${MMSIM_CLI_DIR}/validate-fake-out)
 
 # ---- real runs (label harness): the benchmark runs on this machine -----------
 

@@ -641,7 +641,7 @@ static void rt_llround_is_llround(void **state)
  * each of orders 0, 2, 4, 6 and 252 of order 7 (422).  One write fault per folio when a folio is
  * mapped whole (6.18), per page otherwise, one PMD per order-9 folio either way; a read fault per
  * 16-page fault-around window, or per larger folio mapped whole: 128 x 3 + 32 + 8 = 424 (measured:
- * 0.0143 faults per page, 469 a pass with the 44 PMDs).  Two passes of one task fire each unit
+ * 0.0143 faults per page: 424 + 44 PMDs = 468 a pass).  Two passes of one task fire each unit
  * twice, 'repeat unit_others' runs its pages but the faulting one.
  */
 static void layout_every_fires_once_per_unit(void **state)
@@ -678,8 +678,9 @@ static void layout_every_fires_once_per_unit(void **state)
 			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
 			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
 			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
-			 "  end\n  every %s_pmd\n    p compute 1ns\n  end\n",
-			 cases[i].layout, cases[i].layout);
+			 "  end\n  every %s_pmd\n    p compute 1ns\n  end\n  repeat %s_pmd.units\n    q compute 1ns\n"
+			 "  end\n",
+			 cases[i].layout, cases[i].layout, cases[i].layout);
 		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
 		assert_int_equal(w.prog.nlayout, 2);
 		assert_int_equal(w.prog.layout[0].n, cases[i].units);
@@ -690,6 +691,7 @@ static void layout_every_fires_once_per_unit(void **state)
 		assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
 		assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0, 1e-12);
 		assert_float_equal(w.prog.visits[8], cases[i].pmd_units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[11], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
 		/* and the interpreter: two passes, each unit's fault twice */
 		c = t_cfg(&w, 1);
 		c.ops_per_task = 2 * 32768;
@@ -698,41 +700,77 @@ static void layout_every_fires_once_per_unit(void **state)
 		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
 		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
 		assert_float_equal(steps[8].visits, 2.0 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[11].visits, 2.0 * 32768 * cases[i].pmd_units, 0);
 		t_world_free(&w);
 	}
 }
 
-/* 'repeat unit_pages' outside a layout's 'every', and a profile without the layout's keys, are refused. */
+/*
+ * Where a task that starts @pos pages into a pass stands (layout_phase): a pass of 16 pages whose
+ * units end at pages 4, 6 and 14 (gaps 6, 2 and 8: the first spans the pass's turn).  From each
+ * position the next firing comes at the next end: gap[unit] - since visits later.
+ */
+static void layout_position(void **state)
+{
+	int64_t end[] = {4, 6, 14}, gap[] = {6, 2, 8}, pages[] = {4, 2, 8};
+	struct prog_layout L = {.n = 3, .pass = 16, .gap = gap, .pages = pages, .end = end, .total = 14};
+	static const struct {
+		int64_t pos;
+		int unit;
+		int64_t since;
+	} at[] = {{0, 0, 2},  {3, 0, 5},  {4, 1, 0},  {5, 1, 1}, {6, 2, 0},
+		  {13, 2, 7}, {14, 0, 0}, {15, 0, 1}, {20, 1, 0}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		int unit;
+		int64_t since, pos = at[i].pos % 16, next;
+
+		prog_layout_at(&L, at[i].pos, &unit, &since);
+		assert_int_equal(unit, at[i].unit);
+		assert_int_equal(since, at[i].since);
+		next = pos + gap[unit] - since; /* the page after the one that fires */
+		assert_int_equal(next % 16, end[unit] % 16);
+	}
+}
+
+/* @body, the steps of a variant, does not compile under @k; the message holds each of @want. */
+static void compile_refused(const struct kernel_profile *k, const char *body, const char *const *want)
+{
+	char text[512];
+	struct mm_error err = {0};
+	struct scenario sc;
+	struct program pr;
+
+	snprintf(text, sizeof(text), "scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n%s", body);
+	assert_int_equal(scenario_parse(&sc, "e.scn", text, &err), 0);
+	assert_int_not_equal(scenario_compile(&sc, 0, k, &pr, &err), 0);
+	for (; *want; want++)
+		if (!strstr(err.msg, *want))
+			fail_msg("'%s' does not hold '%s'", err.msg, *want);
+	scenario_free(&sc);
+}
+
+/* 'repeat unit_pages' outside a layout's 'every', a profile without the layout's keys and a layout
+ * under a repeat are refused. */
 static void layout_errors(void **state)
 {
 	char hw[1024], k[512];
 	struct tworld w;
-	struct scenario sc;
-	struct program pr;
 
 	(void)state;
 	t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
 	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
 	t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k,
 		"scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute work\n");
-	assert_int_equal(scenario_parse(&sc, "e.scn",
-					"scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  repeat unit_pages\n"
-					"    f compute work\n  end\n",
-					&w.err),
-			 0);
-	assert_int_not_equal(scenario_compile(&sc, 0, &w.k, &pr, &w.err), 0);
-	assert_non_null(strstr(w.err.msg, "e.scn:5:"));
-	assert_non_null(strstr(w.err.msg, "is not inside one"));
-	scenario_free(&sc);
-	assert_int_equal(
-	    scenario_parse(&sc, "e.scn",
-			   "scenario e\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  every file_read_pte\n"
-			   "    f compute work\n  end\n",
-			   &w.err),
-	    0);
-	assert_int_not_equal(scenario_compile(&sc, 0, &w.k, &pr, &w.err), 0);
-	assert_non_null(strstr(w.err.msg, "the folio layout file_read_pte needs [batch] pages_per_map"));
-	scenario_free(&sc);
+	compile_refused(&w.k, "  repeat unit_pages\n    f compute work\n  end\n",
+			(const char *const[]){"e.scn:5:", "'repeat unit_pages'", "is not inside one", NULL});
+	compile_refused(
+	    &w.k, "  every file_read_pte\n    f compute work\n  end\n",
+	    (const char *const[]){"e.scn:5:", "the folio layout file_read_pte needs [batch] pages_per_map", NULL});
+	/* a layout's counter counts the pages of a pass: not under a repeat, an every or a choose */
+	compile_refused(&w.k, "  repeat 2\n    every file_write_pte\n      f compute work\n    end\n  end\n",
+			(const char *const[]){"e.scn:6:", "cannot be inside the repeat of line 5", NULL});
 	t_world_free(&w);
 }
 
@@ -753,6 +791,7 @@ int main(void)
 	    cmocka_unit_test(choose_takes_its_branch_its_share_of_the_time),
 	    cmocka_unit_test(layout_every_fires_once_per_unit),
 	    cmocka_unit_test(layout_errors),
+	    cmocka_unit_test(layout_position),
 	    cmocka_unit_test(each_role_reports_its_own_rate),
 	    cmocka_unit_test(readers_and_writers_are_reported_apart),
 	    cmocka_unit_test(the_work_of_a_run_is_estimated_before_it),
