@@ -22,6 +22,7 @@ struct sim_task {
 	int role;	     /* its role, prog->nrole for none (scenario_assign_roles) */
 	double ps_per_cycle; /* at the frequency of the busy cores, the sibling idle */
 	int sibling;	     /* the task on the other hardware thread of its core, -1 */
+	int corun_others;    /* CPUs on the other cores (corun_stretch's denominator) */
 	int in_lock;
 	struct lk_task lk;
 	int fb_obj;		 /* a lock step fell back: its object, whose unlock releases fb_lk; -1 */

@@ -219,17 +219,15 @@ static double smt_stretch(const struct sim *s, const struct sim_task *t)
 /* Work stretches by up to corun_factor with the CPUs of the other cores busy, in proportion to the
  * share of them running a task (asleep or done: not), as the work starts; the sibling hardware
  * thread is smt_factor's.  Measured where it matters, on a guest whose vCPUs share a host's cores
- * (calibrate/README.md); 1 elsewhere, and then nothing is counted.  O(tasks + CPUs) a step when set. */
+ * (calibrate/README.md); 1 elsewhere, and then nothing is counted.  O(tasks) a step when set. */
 static double corun_stretch(const struct sim *s, const struct sim_task *t)
 {
 	const struct topology *topo = s->cfg->topo;
 	double f = s->cfg->hw->corun_factor;
-	int busy = 0, others = 0, core = topo->cpu[t->rt.cpu].core;
+	int busy = 0, others = t->corun_others, core = topo->cpu[t->rt.cpu].core;
 
 	if (f == 1.0)
 		return 1.0;
-	for (int c = 0; c < topo->ncpus; c++)
-		others += topo->cpu[c].core != core;
 	for (int i = 0; i < s->rt.ntasks && others; i++) {
 		const struct sim_task *o = &s->task[i];
 

@@ -303,6 +303,8 @@ int sim_setup(struct sim *s)
 		t->ps_per_cycle = 1000.0 / ghz;
 		t->cold = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]);
 		t->sibling = -1;
+		for (int c = 0; c < topo->ncpus; c++)
+			t->corun_others += topo->cpu[c].core != core;
 		if (core_used[core] > 1)
 			for (int j = 0; j < s->rt.ntasks; j++)
 				if (j != i && topo->cpu[cpus[j]].core == core)

@@ -1102,17 +1102,10 @@ struct folio_facts {
 	double private_ns, shared_ns; /* -1: not measured */
 };
 
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
+/* ns per page of one pass over @bytes, a load or a store per 4 KiB */
 static double touch_pass(char *c, size_t bytes, int write)
 {
-	double t0 = now_ns();
+	double t0 = now_s();
 
 	for (size_t off = 0; off < bytes; off += 4096) {
 		if (write)
@@ -1120,14 +1113,7 @@ static double touch_pass(char *c, size_t bytes, int write)
 		else
 			(void)((volatile char *)c)[off];
 	}
-	return (now_ns() - t0) / (double)(bytes / 4096);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return (now_s() - t0) * 1e9 / (double)(bytes / 4096);
 }
 
 /* The first touch of each page after MADV_POPULATE_*, less a second touch (the loop and the TLB). */
@@ -1147,8 +1133,9 @@ static double touch_mapped_ns(int fd, size_t bytes, int shared)
 		v[r] -= touch_pass(c, bytes, shared);
 		munmap(c, bytes);
 	}
-	qsort(v, 3, sizeof(v[0]), cmp_double);
-	return v[1] > 0 ? v[1] : 0;
+	/* the median of the three */
+	v[0] = fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
+	return v[0] > 0 ? v[0] : 0;
 }
 
 static void folio_facts(struct folio_facts *f)

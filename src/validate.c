@@ -307,22 +307,8 @@ int validate_csv_backing(const char *csv, char *fs, size_t cap)
 /* The filesystem the benchmark found its $TMPDIR on: its CSV's '# tmpdir: DIR (FS)' line. */
 static void tmpdir_fs_from_csv(struct validate_run *run, const char *csv)
 {
-	char line[PATH_MAX + 64];
-	FILE *f = fopen(csv, "r");
-
-	snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && line[0] == '#') {
-		char *a = strrchr(line, '('), *b = strrchr(line, ')');
-
-		if (!strncmp(line, "# tmpdir: ", 10) && a && b > a) {
-			*b = 0;
-			snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "%s", a + 1);
-			break;
-		}
-	}
-	fclose(f);
+	if (validate_csv_backing(csv, run->tmpdir_fs, sizeof(run->tmpdir_fs)))
+		snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "unknown");
 }
 
 /* 1 when @variant models a file cached in large folios (the _ext4 variants), 0: in 4 KiB folios. */
