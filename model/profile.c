@@ -338,7 +338,7 @@ static const struct builtin_file *builtin_covering(const char *version)
  */
 static int inherit(struct profile *p, const char *kind, struct mm_error *err)
 {
-	static int depth;
+	static _Thread_local int depth; /* per thread: reproduce published loads profiles in parallel */
 	struct prof_entry *e = profile_find(p, "kernel", "base");
 	struct profile base;
 	int rc;

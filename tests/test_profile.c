@@ -1086,6 +1086,36 @@ static void test_long_provenance_whole(void **state)
 	profile_free(&p);
 }
 
+/*
+ * Profiles load from several threads at once (reproduce published, sweeps and curves run their
+ * points under OpenMP): a kernel profile whose bases nest three deep loads every time.  The depth
+ * count of 'base' nesting was one static int for all threads, and its lost updates made a load
+ * fail at random with "base profiles nested deeper than 4 (a loop?)"; each thread counts its own.
+ */
+static void test_bases_load_in_parallel(void **state)
+{
+	int failed = 0;
+	char msg[sizeof(((struct mm_error *)0)->msg)] = "";
+
+	(void)state;
+#pragma omp parallel num_threads(4) reduction(+ : failed)
+	for (int i = 0; i < 400; i++) {
+		struct profile p;
+		struct mm_error err = {0};
+
+		if (profile_load(&p, "kernels",
+				 MMSIM_SOURCE_DIR "/data/reference/published/kernels/linux-5.1-v8-12.conf", &err)) {
+			failed++;
+#pragma omp critical(test_bases_msg)
+			snprintf(msg, sizeof(msg), "%s", err.msg);
+			continue;
+		}
+		profile_free(&p);
+	}
+	if (failed)
+		fail_msg("%d of 1600 loads failed: %s", failed, msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1112,6 +1142,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_names_of_the_run),
 	    cmocka_unit_test(test_shipped_kernel_names),
 	    cmocka_unit_test(test_long_provenance_whole),
+	    cmocka_unit_test(test_bases_load_in_parallel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
