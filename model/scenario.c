@@ -24,7 +24,8 @@ static const char *const act_names[SA_NACTS] = {
  * its whole folio) or by read faults (fault-around: a window of fault_around_pages, or the whole
  * folio when larger and map_whole_folio), PTE-mapped or PMD-mapped (a folio of ptes_per_table pages
  * in a PMD-aligned mapping: do_set_pmd in finish_fault, filemap_map_pmd in filemap_map_pages, both
- * long before large folios).  Inside, 'repeat unit_pages' runs once per page of the unit that fired.
+ * long before large folios).  Inside, 'repeat unit_pages' runs once per page of the unit that fired
+ * ('every N': N pages, known at compile time).
  */
 static const char *const layout_names[] = {"file_write_pte", "file_write_pmd", "file_read_pte", "file_read_pmd"};
 
@@ -2056,6 +2057,62 @@ static int compile_layout_every(const struct scenario *sc, const struct sc_step 
 	return 0;
 }
 
+/*
+ * A step of no cost is not in the program: a compute whose cost is 0 under this kernel profile
+ * (a guest-only cost such as touch_mapped_private, which bare-metal profiles set to 0), and any
+ * repeat, every, as or choose block that this leaves empty.  Kept, such a step was not a no-op: it
+ * took the IPI-handler time the task owed and drew a jitter sample for it, ended its operation
+ * with that time pending, and added step visits to the units skip-ahead draws its start in (it
+ * moved seed 001's gain by 5 points; README, "Known limits").  Indexes of match and alt are
+ * renumbered.  0, or MM_ENOMEM.
+ */
+static int drop_free_steps(struct program *pr)
+{
+	char *gone = calloc(pr->n + 1, 1);
+	int *to = calloc(pr->n + 1, sizeof(int)), k = 0;
+
+	if (!gone || !to) {
+		free(gone);
+		free(to);
+		return MM_ENOMEM;
+	}
+	for (int i = 0; i < pr->n; i++)
+		gone[i] = pr->insn[i].act == SA_COMPUTE && pr->insn[i].ns == 0 && pr->insn[i].cycles == 0;
+	/* innermost blocks first: an opener comes after every opener around it */
+	for (int i = pr->n - 1; i >= 0; i--) {
+		const struct prog_insn *in = &pr->insn[i];
+		int empty = 1;
+
+		if (in->act != SA_REPEAT && in->act != SA_EVERY && in->act != SA_AS && in->act != SA_CHOOSE)
+			continue;
+		for (int j = i + 1; j < in->match && empty; j++)
+			empty = gone[j] || (in->act == SA_CHOOSE && j == in->alt);
+		if (empty) {
+			gone[i] = gone[in->match] = 1;
+			if (in->act == SA_CHOOSE && in->alt >= 0)
+				gone[in->alt] = 1;
+		}
+	}
+	for (int i = 0; i < pr->n; i++)
+		to[i] = gone[i] ? -1 : k++;
+	for (int i = 0; i < pr->n; i++) { /* to[i] <= i: each step moves down over ones already read */
+		struct prog_insn in = pr->insn[i];
+
+		if (gone[i])
+			continue;
+		if (in.act == SA_REPEAT || in.act == SA_EVERY || in.act == SA_AS || in.act == SA_CHOOSE ||
+		    in.act == SA_ELSE || in.act == SA_END)
+			in.match = to[in.match];
+		if (in.act == SA_CHOOSE && in.alt >= 0)
+			in.alt = to[in.alt];
+		pr->insn[to[i]] = in;
+	}
+	pr->n = k;
+	free(gone);
+	free(to);
+	return 0;
+}
+
 int scenario_compile(const struct scenario *sc, int variant, const struct kernel_profile *k, struct program *out,
 		     struct mm_error *err)
 {
@@ -2150,23 +2207,30 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			const struct prog_insn *open = NULL;
 
 			for (int d = depth - 1; d >= 0 && !open; d--)
-				if (stack[d] >= 0 && out->insn[stack[d]].act == SA_EVERY && out->insn[stack[d]].lay)
+				if (stack[d] >= 0 && out->insn[stack[d]].act == SA_EVERY)
 					open = &out->insn[stack[d]];
 			if (!open) {
 				program_free(out);
-				return mm_fail(err, MM_EPARSE,
-					       "%s:%d:%d: 'repeat %s' runs once per page of the unit a folio layout's "
-					       "'every' (%s, %s, %s or %s) fired on, and is not inside one",
-					       sc->path, st->line_no, st->col, st->name, layout_names[0],
-					       layout_names[1], layout_names[2], layout_names[3]);
+				return mm_fail(
+				    err, MM_EPARSE,
+				    "%s:%d:%d: 'repeat %s' runs once per page of the unit the 'every' around "
+				    "it fired on (a folio layout's: %s, %s, %s or %s; or 'every N': N), and "
+				    "is not inside one",
+				    sc->path, st->line_no, st->col, st->name, layout_names[0], layout_names[1],
+				    layout_names[2], layout_names[3]);
 			}
-			/* unit_others: the unit's pages but the one that faulted */
-			in->unit_pages = strcmp(st->name, "unit_pages") ? 2 : 1;
-			in->mean = out->layout[open->lay - 1].n
-				       ? (double)out->layout[open->lay - 1].total / out->layout[open->lay - 1].n
-				       : 1;
-			in->mean -= in->unit_pages - 1;
-			in->count = llround(in->mean) > 0 ? llround(in->mean) : 1; /* for estimates */
+			if (!open->lay) {
+				/* 'every N' fires once per N visits: a unit of N pages, known here */
+				in->count = open->count - (strcmp(st->name, "unit_pages") ? 1 : 0);
+			} else {
+				/* unit_others: the unit's pages but the one that faulted */
+				in->unit_pages = strcmp(st->name, "unit_pages") ? 2 : 1;
+				in->mean = out->layout[open->lay - 1].n
+					       ? (double)out->layout[open->lay - 1].total / out->layout[open->lay - 1].n
+					       : 1;
+				in->mean -= in->unit_pages - 1;
+				in->count = llround(in->mean) > 0 ? llround(in->mean) : 1; /* for estimates */
+			}
 		} else if (st->act == SA_MEMORY || st->act == SA_REPEAT || st->act == SA_EVERY) {
 			if ((rc = named(sc, st, k, "batch", st->act == SA_MEMORY ? "size" : "count", &v, err)))
 				return program_free(out), rc;
@@ -2196,6 +2260,10 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		program_free(out);
 		return MM_EPARSE;
 	}
+	if (drop_free_steps(out)) {
+		program_free(out);
+		return MM_ENOMEM;
+	}
 	out->visits = calloc(out->n + 1, sizeof(double));
 	if (!out->visits) {
 		program_free(out);
@@ -2206,7 +2274,8 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		out->units_per_op += out->visits[i];
 	if (out->n == 0 || out->units_per_op <= 0) {
 		program_free(out);
-		return mm_fail(err, MM_EPARSE, "%s: variant '%s' has no steps", sc->path, sc->var[variant].name);
+		return mm_fail(err, MM_EPARSE, "%s: variant '%s' has no steps (of a cost above 0)", sc->path,
+			       sc->var[variant].name);
 	}
 	/* per role; without roles, every task is a task of no role and runs 'visits' */
 	out->nrole = sc->nrole;

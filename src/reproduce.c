@@ -475,7 +475,8 @@ static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_erro
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
 			    !strcmp(e->key, "jitter"))
 				continue;
-			if (src && (strcmp(e->section, "costs") || !cost_used(pt, e->key)))
+			/* a cost of 0 stays 0 at either factor (its steps are not in the program) */
+			if (src && (strcmp(e->section, "costs") || !cost_used(pt, e->key) || e->num == 0))
 				continue;
 			for (int f = 0; f < 2 && n < cap; f++) {
 				struct job *j = &jobs[n++];

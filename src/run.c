@@ -506,8 +506,9 @@ int run_sens_items(const struct run *r, struct sens_item *items)
 		for (int i = 0; i < r->ks[k].prof.nentries && n < RUN_MAX_SENS; i++) {
 			const struct prof_entry *e = &r->ks[k].prof.e[i];
 
+			/* a cost of 0 stays 0 at either factor (its steps are not in the program) */
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
-			    strcmp(e->section, "costs"))
+			    strcmp(e->section, "costs") || e->num == 0)
 				continue;
 			items[n] = (struct sens_item){.machine = 0, .kslot = k, .entry = i, .policy = -1};
 			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",

@@ -352,7 +352,7 @@ static void skip_jumps_land_where_the_walk_lands_with_roles(void **state)
  * 'choose 25%' takes its branch a quarter of the time, drawn from the run's seeded generator:
  * in 4000 operations of one task, within 4.5 standard deviations of 1000 (sd = sqrt(4000 x 1/4
  * x 3/4) = 27.4), the else branch the others; the makespan is 100 ns an operation and 1 us
- * a branch taken; and the same seed draws the same branches.
+ * a branch taken, 1 ns an else taken; and the same seed draws the same branches.
  */
 static void choose_takes_its_branch_its_share_of_the_time(void **state)
 {
@@ -363,7 +363,7 @@ static void choose_takes_its_branch_its_share_of_the_time(void **state)
 
 	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
 	      "scenario ch\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 100ns\n  choose 25%\n"
-	      "    g compute 1000ns\n  else\n    h compute 0ns\n  end\n");
+	      "    g compute 1000ns\n  else\n    h compute 1ns\n  end\n");
 	assert_int_equal(w.prog.n, 6);
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		struct sim_config c = t_cfg(&w, 1);
@@ -379,7 +379,7 @@ static void choose_takes_its_branch_its_share_of_the_time(void **state)
 		assert_float_equal(steps[4].visits, 4000 - taken, 0);
 		assert_float_equal(steps[1].visits, 4000, 0);
 		assert_float_equal(steps[5].visits, 4000, 0);
-		assert_float_equal(r.makespan_s, (4000 * 100e-9 + taken * 1000e-9), 1e-15);
+		assert_float_equal(r.makespan_s, (4000 * 100e-9 + taken * 1000e-9 + (4000 - taken) * 1e-9), 1e-15);
 		first[seed - 1] = taken;
 		t_run(&c, &r); /* the same seed: the same draws */
 		assert_float_equal(steps[2].visits, taken, 0);
@@ -774,6 +774,81 @@ static void layout_errors(void **state)
 	t_world_free(&w);
 }
 
+/*
+ * A step of no cost is no step: a compute of 0 (a profile cost of 0, or a literal 0 ns), and the
+ * repeat, every, choose and as blocks it leaves empty, are left out of the program, so a run
+ * with them gives the same bytes as one without, seed by seed, with IPI-handler debt owed
+ * (whose charge at the next compute draws jitter) and skip-ahead's start drawn in step visits.
+ * Before, each one took the debt and drew a jitter sample, and moved seed 001 by 5 points.
+ */
+static void a_step_of_no_cost_is_no_step(void **state)
+{
+	static const char *const fmt =
+	    "scenario nc\nop \"x\"\nfield x scope mm\nlock L spinlock scope mm\nrole a share 50%%\n"
+	    "variant v kernel 9.9 \"t\"\nbegin\n  f compute 300ns\n  f ipi 200ns\n%s  f compute 150ns\n"
+	    "%s  f lock L\n  f store x\n%s  f unlock L\n  repeat 3\n    f load x\n%s  end\n";
+	static const char *const free_steps[4] = {
+	    "  f compute 0ns\n  repeat 5\n    f compute 0ns\n    every 2\n      f compute 0ns\n    end\n  end\n",
+	    "  choose 40%\n    f compute 0ns\n  else\n    f compute 0ns\n  end\n  as a\n    f compute 0ns\n  end\n",
+	    "  f compute 0ns\n", "    f compute 0ns\n"};
+	char with[2048], without[2048], hw[1024], k[512];
+	struct tworld a, b;
+
+	(void)state;
+	snprintf(with, sizeof(with), fmt, free_steps[0], free_steps[1], free_steps[2], free_steps[3]);
+	snprintf(without, sizeof(without), fmt, "", "", "", "");
+	t_hw_text(hw, sizeof(hw), 0.001, 20, 50, 100, 200, 0, "fifo", 8, 0.2);
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	t_world(&a, "pack:1 numa:1 core:4 pu:1", hw, k, with);
+	t_world(&b, "pack:1 numa:1 core:4 pu:1", hw, k, without);
+	assert_int_equal(a.prog.n, b.prog.n);
+	for (int n = 1; n <= 4; n++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct sim_config ca = t_cfg(&a, n), cb = t_cfg(&b, n);
+			struct sim_result ra, rb;
+
+			ca.seed = cb.seed = seed;
+			ca.measure_events = cb.measure_events = 20000;
+			t_run(&ca, &ra);
+			t_run(&cb, &rb);
+			assert_true(ra.ops_per_s > 0);
+			assert_memory_equal(&ra, &rb, sizeof(ra));
+		}
+	t_world_free(&a);
+	t_world_free(&b);
+}
+
+/*
+ * Inside 'every N', 'repeat unit_pages' runs N times and 'repeat unit_others' N - 1 (the 4 KiB
+ * page_fault4's fault-around window: the pages mapped beside the faulting one), known at compile
+ * time: per operation g is visited (N - 1) / N times, h N / N; and a run of 4000 operations of
+ * one task takes 4000 x 100 ns + 1000 x (3 x 10 + 4 x 1) ns.
+ */
+static void unit_pages_of_a_count_every(void **state)
+{
+	struct tworld w;
+	struct sim_result r;
+
+	(void)state;
+	world(&w, "pack:1 numa:1 core:2 pu:1", 10,
+	      "scenario ue\nop \"x\"\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 100ns\n  every 4\n"
+	      "    repeat unit_others\n      g compute 10ns\n    end\n    repeat unit_pages\n      h compute 1ns\n"
+	      "    end\n  end\n");
+	assert_int_equal(w.prog.n, 9);
+	assert_int_equal(w.prog.insn[2].count, 3);
+	assert_int_equal(w.prog.insn[5].count, 4);
+	assert_float_equal(w.prog.visits[3], 0.75, 1e-12);
+	assert_float_equal(w.prog.visits[6], 1.0, 1e-12);
+	{
+		struct sim_config c = t_cfg(&w, 1);
+
+		c.ops_per_task = 4000;
+		t_run(&c, &r);
+		assert_float_equal(r.makespan_s, 4000 * 100e-9 + 1000 * (3 * 10e-9 + 4 * 1e-9), 1e-15);
+	}
+	t_world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +873,8 @@ int main(void)
 	    cmocka_unit_test(a_run_past_its_work_limit_is_stopped),
 	    cmocka_unit_test(progress_is_reported_within_a_point),
 	    cmocka_unit_test(rt_llround_is_llround),
+	    cmocka_unit_test(a_step_of_no_cost_is_no_step),
+	    cmocka_unit_test(unit_pages_of_a_count_every),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
