@@ -231,6 +231,20 @@ void lk_task_begin(struct lk_task *st, struct lock_inst *lk, enum lk_what what, 
 	st->since = st->begun = now;
 }
 
+int lk_nested_op(struct rt *s, struct rt_task *t, struct lk_task *inner)
+{
+	struct lk_task *outer = lk_state(t);
+	int rc;
+
+	outer->nest = inner;
+	t->lk = inner;
+	rc = inner->lk->d->op(s, t, inner->lk);
+	t->lk = outer;
+	if (rc != LK_WAIT)
+		outer->nest = NULL;
+	return rc;
+}
+
 void lk_count_stat(struct lock_inst *lk, int what)
 {
 	struct sim_lock_stats *st = lk->st;

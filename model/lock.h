@@ -181,6 +181,8 @@ struct lk_task {
 	int may_fail;	  /* the step has a fallback: a design may answer LK_FAILED */
 	int was_try;	  /* began as a trylock (a design turns a failed one into LK_ACQUIRE) */
 	void *priv;	  /* the design's per-task state, task_size bytes */
+	/* a nested operation in progress on another lock (lk_nested_op: rwsem's wait_lock), NULL */
+	struct lk_task *nest;
 };
 
 static inline void *lk_priv(const struct lock_inst *lk)
@@ -198,6 +200,27 @@ static inline struct lk_task *lk_state_of(struct rt *s, int task)
 {
 	return lk_state(rt_task(s, task));
 }
+
+/*
+ * The operation of @task on the lock instance @lk: its own, or one nested in it (a qspinlock
+ * used as an rwsem's wait_lock signals the waiter's MCS node through this); NULL: none.
+ */
+static inline struct lk_task *lk_state_on(struct rt *s, int task, const struct lock_inst *lk)
+{
+	struct lk_task *st = lk_state_of(s, task);
+
+	while (st && st->lk != lk)
+		st = st->nest;
+	return st;
+}
+
+/*
+ * Drive @inner, an operation of t on another lock that t's current one performs as a part of
+ * itself (rwsem's raw_spin_lock(&sem->wait_lock), with the kernel's spinlock design): while the
+ * inner design runs, t's lock-layer state is @inner; between its steps the outer one, which
+ * records it in ->nest for lk_state_on().  Returns the inner design's LK_DONE or LK_WAIT.
+ */
+int lk_nested_op(struct rt *s, struct rt_task *t, struct lk_task *inner);
 
 static inline void *lk_task_priv(struct rt_task *t)
 {

@@ -126,12 +126,12 @@ static void q_set_locked(struct rt *s, void *obj, int task, int arg)
 /* WRITE_ONCE(prev->next, node) performs: @arg is the predecessor */
 static void q_link(struct rt *s, void *obj, int task, int prev)
 {
-	((struct q_task *)lk_state_of(s, prev)->priv)->linked = 1;
+	((struct q_task *)lk_state_on(s, prev, obj)->priv)->linked = 1;
 }
 
 static void q_signal(struct rt *s, void *obj, int task, int next)
 {
-	lk_state_of(s, next)->granted = 1; /* arch_mcs_spin_unlock_contended() */
+	lk_state_on(s, next, obj)->granted = 1; /* arch_mcs_spin_unlock_contended() */
 }
 
 /* The word as a value: locked, pending, tail */

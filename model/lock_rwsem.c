@@ -24,10 +24,13 @@
  *          with reader lock stealing (1a728dff855a).
  *   6.x  - as 5.11.
  * line[0] holds count, line[1] owner, osq and wait_lock (the kernel layout
- * decides whether they are one line).  Simplifications, stated:
- *   - wait_lock (a raw spinlock) is taken by an RMW on its line and dropped
- *     by a store; a task that finds it held spins on the line and retries
- *     (test-and-set rather than the MCS queue of a qspinlock);
+ * decides whether they are one line).  wait_lock is a raw_spinlock_t: with
+ * wait_lock_queued, the kernel profile's spinlock design (x86: ticket before
+ * 4.2, qspinlock since), an instance of it on that line, run nested in the
+ * rwsem operation (lk_nested_op).  Simplifications, stated:
+ *   - without wait_lock_queued (every preset for now), wait_lock is taken by
+ *     an RMW on its line and dropped by a store; a task that finds it held
+ *     spins on the line and retries (test-and-set);
  *   - a wake-up with a reader at the head grants the lock to the leading
  *     readers (3.x) or to every queued reader, up to 256 (5.3+, phase-fair
  *     rwsem_mark_wake); a woken writer retries and may lose to a spinner,
@@ -67,6 +70,7 @@ enum {
 	K_WRITER_FASTPATH_STEAL,
 	K_HANDOFF_WRITER_SPINS,
 	K_WRITER_SLOWPATH_STEAL,
+	K_WAIT_LOCK_QUEUED,
 	K_NKEYS
 };
 
@@ -132,6 +136,13 @@ static const struct lk_key rwsem_keys[] = {
 				 "ahead of the woken head writer (3.9 rwsem_down_failed_common's loop, "
 				 "try_get_writer_sem: 'may steal from the head writer'); 0: a queued writer "
 				 "sleeps at once and tries only once woken"},
+    [K_WAIT_LOCK_QUEUED] = {"wait_lock_queued", 0, 1, 1,
+			    "wait_lock is what every release makes of a raw_spinlock_t, the kernel profile's "
+			    "spinlock design run nested in the rwsem operation: on x86 a FIFO ticket lock from "
+			    "2.6.25 to 4.1, a qspinlock since 4.2 (MCS queue, pending bit), virt_spin_lock's "
+			    "test-and-set in a guest; 0: the model's older approximation, a test-and-set lock "
+			    "(an RMW; a task that finds it held spins on the line and retries), which every "
+			    "preset keeps for now (README, Known limits)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -140,10 +151,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
@@ -151,12 +162,15 @@ struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
 	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
-	    handoff_writer_spins, writer_slowpath_steal;
-	sim_time_t handoff_ps; /* 0: no handoff */
-	int handoff;	       /* RWSEM_FLAG_HANDOFF */
-	int nonspinnable;      /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
-	int rd_nonspinnable;   /* RWSEM_RD_NONSPINNABLE (reader_spin_adaptive): readers do not spin */
-	int wl_holder;	       /* wait_lock holder task, -1 */
+	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued;
+	sim_time_t handoff_ps;	     /* 0: no handoff */
+	int handoff;		     /* RWSEM_FLAG_HANDOFF */
+	int nonspinnable;	     /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
+	int rd_nonspinnable;	     /* RWSEM_RD_NONSPINNABLE (reader_spin_adaptive): readers do not spin */
+	struct lock_inst wl;	     /* wait_lock: the kernel's spinlock design on the owner line */
+	struct sim_lock_stats wl_st; /* its statistics (not reported) */
+	int wl_owner;		     /* the task that took it, -1: a check of mutual exclusion */
+	int wl_holder;		     /* wait_lock_queued = 0: the test-and-set holder, -1 */
 	/* optimistic spinners (osq): FIFO, the head spins on the lock */
 	int *osq;
 	int osq_head, osq_len;
@@ -173,6 +187,9 @@ struct rwsem_task {
 	uint64_t seen;	       /* count-word version seen by a trylock's load */
 	int saw_nonspinnable;  /* a writer: RWSEM_NONSPINNABLE was set when it entered the slow path */
 	int handed;	       /* a queued writer: the waker handed it the lock (writer_wake_grant) */
+	int wl_busy;	       /* a wait_lock operation (wl) is in progress */
+	struct lk_task wl;     /* raw_spin_lock / raw_spin_unlock of wait_lock */
+	_Alignas(max_align_t) unsigned char wl_priv[64]; /* its design's per-task state */
 };
 
 #define R(lk) ((struct rwsem_state *)lk_priv(lk))
@@ -193,7 +210,9 @@ static double rwsem_preset(const struct kernel_profile *k, int i)
 static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
 {
 	struct rwsem_state *r = R(lk);
+	const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
 	double v[K_NKEYS];
+	int rc;
 
 	for (int k = 0; k < K_NKEYS; k++)
 		v[k] = lk_key_value(su->kernel, &lock_rwsem, rwsem_keys[k].name, rwsem_preset(su->kernel, k));
@@ -212,7 +231,16 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->writer_fastpath_steal = v[K_WRITER_FASTPATH_STEAL] != 0;
 	r->handoff_writer_spins = v[K_HANDOFF_WRITER_SPINS] != 0;
 	r->writer_slowpath_steal = v[K_WRITER_SLOWPATH_STEAL] != 0;
-	r->wl_holder = -1;
+	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
+	r->wl_owner = r->wl_holder = -1;
+	r->wl.line[0] = lk->line[1];
+	r->wl.task_lines = lk->task_lines;
+	r->wl.st = &r->wl_st;
+	if (!wl_design || wl_design->nlines > 1 || wl_design->task_size > sizeof(((struct rwsem_task *)0)->wl_priv))
+		return mm_fail(err, MM_EPARSE, "%s: rwsem's wait_lock needs a spinlock design of one line",
+			       su->kernel->name);
+	if ((rc = lock_inst_init(&r->wl, wl_design, su, err)))
+		return rc;
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
 	r->wakeq_nth = malloc(su->ntasks * sizeof(int));
@@ -222,6 +250,8 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 static void rwsem_fini(struct lock_inst *lk)
 {
 	if (lk->priv) {
+		if (R(lk)->wl.d)
+			lock_inst_free(&R(lk)->wl);
 		free(R(lk)->osq);
 		free(R(lk)->wakeq);
 		free(R(lk)->wakeq_nth);
@@ -234,16 +264,19 @@ static void nothing(struct rt *s, void *obj, int task, int arg)
 
 static void wl_drop(struct rt *s, void *obj, int task, int arg)
 {
-	struct lock_inst *lk = obj;
-
-	R(lk)->wl_holder = -1;
+	R((struct lock_inst *)obj)->wl_holder = -1;
 }
 
-/* raw_spin_lock(&sem->wait_lock), after the RMW on its line: 1 when taken, 0 to spin. */
-static int wl_take(struct rt *s, struct rt_task *t, struct lock_inst *lk, int line)
+/* wait_lock_queued = 0: an RMW on its line takes it, 1 when taken, 0 to spin and retry; a store
+ * drops it. */
+static int wait_lock_tas(struct rt *s, struct rt_task *t, struct lock_inst *lk, enum lk_what what)
 {
-	const int me = rt_task_id(t);
+	const int me = rt_task_id(t), line = lk->line[1];
 
+	if (what == LK_RELEASE)
+		return rt_store(s, t, line, wl_drop, lk, 0);
+	if (!rt_access(s, t, line, COH_RMW))
+		return 0;
 	if (R(lk)->wl_holder >= 0 && R(lk)->wl_holder != me) {
 		lk_count_stat(lk, LKS_SPIN);
 		rt_spin(s, t, line);
@@ -253,9 +286,36 @@ static int wl_take(struct rt *s, struct rt_task *t, struct lock_inst *lk, int li
 	return 1;
 }
 
+/* raw_spin_lock(&sem->wait_lock) (@what LK_ACQUIRE) or raw_spin_unlock (LK_RELEASE), as the
+ * kernel's spinlock design does it (wait_lock_queued): 1 when done, 0 to wait. */
+static int wait_lock(struct rt *s, struct rt_task *t, struct lock_inst *lk, enum lk_what what)
+{
+	struct rwsem_task *my = RT(lk_state(t));
+
+	if (!R(lk)->wait_lock_queued)
+		return wait_lock_tas(s, t, lk, what);
+	if (!my->wl_busy) {
+		my->wl.priv = my->wl_priv;
+		lk_task_begin(&my->wl, &R(lk)->wl, what, LM_EXCL, rt_now(s));
+		my->wl_busy = 1;
+		if (what == LK_RELEASE)
+			R(lk)->wl_owner = -1;
+	}
+	if (lk_nested_op(s, t, &my->wl) == LK_WAIT)
+		return 0;
+	my->wl_busy = 0;
+	/* the wait queue and the flags change only under wait_lock: one holder at a time */
+	if (what == LK_ACQUIRE) {
+		if (R(lk)->wl_owner >= 0)
+			lk->st->violations++;
+		R(lk)->wl_owner = rt_task_id(t);
+	}
+	return 1;
+}
+
 static void osq_go(struct rt *s, void *obj, int task, int next)
 {
-	RT(lk_state_of(s, next))->osq_go = 1;
+	RT(lk_state_on(s, next, obj))->osq_go = 1;
 }
 
 /* A writer owns the lock: rwsem_set_owner() writes owner without flag bits, which also ends a
@@ -526,7 +586,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = lk->holder < 0 && !R(lk)->handoff ? P_START : P_QUEUE;
 			break;
 		case P_QUEUE: /* raw_spin_lock_irq(&sem->wait_lock) */
-			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!wait_lock(s, t, lk, LK_ACQUIRE))
 				return LK_WAIT;
 			if (!lk->wq_len && (rd ? lk->holder < 0 : can_write(lk, me))) {
 				if (rd)
@@ -559,7 +619,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = P_DROP_WL;
 			break;
 		case P_DROP_WL:
-			if (!rt_store(s, t, own, wl_drop, lk, 0))
+			if (!wait_lock(s, t, lk, LK_RELEASE))
 				return LK_WAIT;
 			/* writer_slowpath_steal: 3.9's loop retakes wait_lock for try_get_writer_sem
 			 * before its first schedule() */
@@ -579,7 +639,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			RT(st)->handed = 0;
 			break;
 		case P_TAKEN_WL:
-			if (!rt_store(s, t, own, wl_drop, lk, 0))
+			if (!wait_lock(s, t, lk, LK_RELEASE))
 				return LK_WAIT;
 			st->phase = rd ? P_RD_OWNER : P_OWNER;
 			break;
@@ -669,7 +729,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = P_QUEUE;
 			break;
 		case P_WR_RETRY: /* woken writer: rwsem_try_write_lock under wait_lock */
-			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!wait_lock(s, t, lk, LK_ACQUIRE))
 				return LK_WAIT;
 			if (can_write(lk, me) && (!R(lk)->writer_slowpath_steal || first_is_writer(lk))) {
 				if (R(lk)->handoff && lk_wq_first(lk, NULL) == me) {
@@ -688,7 +748,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = P_WR_RETRY_DROP;
 			break;
 		case P_WR_RETRY_DROP:
-			if (!rt_store(s, t, own, wl_drop, lk, 0))
+			if (!wait_lock(s, t, lk, LK_RELEASE))
 				return LK_WAIT;
 			/* handoff_writer_spins (5.4): the handoff writer spins on the owner */
 			st->phase = R(lk)->handoff_writer_spins && R(lk)->handoff && lk_wq_first(lk, NULL) == me
@@ -721,7 +781,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = lk->holder < 0 && !lk->nreaders ? P_WR_RETRY : P_SLEEP;
 			break;
 		case P_WR_RETRY_GOT:
-			if (!rt_store(s, t, own, wl_drop, lk, 0))
+			if (!wait_lock(s, t, lk, LK_RELEASE))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;
@@ -793,7 +853,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = st->what == LK_DOWNGRADE && R(lk)->owner ? P_OWNER : -1;
 			break;
 		case P_WAKE_WL: /* rwsem_wake */
-			if (!rt_access(s, t, own, COH_RMW) || !wl_take(s, t, lk, own))
+			if (!wait_lock(s, t, lk, LK_ACQUIRE))
 				return LK_WAIT;
 			if (st->what != LK_DOWNGRADE)
 				R(lk)->nonspinnable = 0; /* the last one out: clear_nonspinnable() */
@@ -822,7 +882,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = lk->holder < 0 && !lk->nreaders ? P_WAKE_GRANT : P_WAKE_DROP;
 			break;
 		case P_WAKE_DROP:
-			if (!rt_store(s, t, own, wl_drop, lk, 0))
+			if (!wait_lock(s, t, lk, LK_RELEASE))
 				return LK_WAIT;
 			wake_up_q(s, t, lk);
 			st->phase = st->what == LK_DOWNGRADE && R(lk)->owner ? P_OWNER : -1;

@@ -23,6 +23,9 @@ static const char *mixed_scn =
     "  f unlock L write\n  f trylock L read\n  f compute 50ns\n  f unlock L read\n"
     "  f lock L write\n  f compute 50ns\n  f downgrade L\n  f compute 50ns\n  f unlock L read\n";
 
+/* the kernel profile's spinlock design: the spinlocks' own, and an rwsem's wait_lock */
+static const char *contract_spinlock = "qspinlock";
+
 /* @keys: [rwsem] entries over the era's preset ("" for none) */
 static void contract(const struct lock_design *d, const char *era, const char *keys, int fixed)
 {
@@ -33,7 +36,7 @@ static void contract(const struct lock_design *d, const char *era, const char *k
 	struct sim_result r1, r2;
 
 	t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "local-first", 4, 0.02);
-	t_kernel_text(k, sizeof(k), "qspinlock", era);
+	t_kernel_text(k, sizeof(k), contract_spinlock, era);
 	snprintf(kt, sizeof(kt), "%s%s%s", k, *keys ? "[rwsem]\n" : "", keys);
 	if (shared && (d->caps & LK_CAP_DOWNGRADE))
 		snprintf(scn, sizeof(scn), mixed_scn, type);
@@ -90,6 +93,12 @@ static void rwsem_keeps_the_contract_in_every_era(void **state)
 	for (int e = 0; e < 4; e++) {
 		contract(lock_design_find("rwsem"), eras[e], "", 0);
 		contract(lock_design_find("rwsem"), eras[e], "", 1);
+		/* wait_lock as each spinlock design (ticket before 4.2, virt_spin_lock, qspinlock) */
+		for (int w = 0; w < 3; w++) {
+			contract_spinlock = (const char *const[]){"ticket", "tas", "qspinlock"}[w];
+			contract(lock_design_find("rwsem"), eras[e], "wait_lock_queued = 1\n", 0);
+			contract(lock_design_find("rwsem"), eras[e], "wait_lock_queued = 1\n", 1);
+		}
 		/* 3.8's hand-over and 3.10's fast-path steal, over every era's other behaviours */
 		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 0);
 		contract(lock_design_find("rwsem"), eras[e], "writer_wake_grant = 1\nwriter_fastpath_steal = 1\n", 1);
@@ -1012,6 +1021,63 @@ static void rwsem_handoff_writer_spins_by_hand(void **state)
 		fail_msg("sleeping: w's down_write %.3f us, expected 55.586 or more", wl_us[0]);
 }
 
+/*
+ * wait_lock_queued: wait_lock is the kernel's raw spinlock (a ticket lock on x86 before 4.2, a
+ * qspinlock since, a test-and-set lock in a guest's virt_spin_lock), run nested in the rwsem
+ * operation, and the order
+ * it grants in is the order of the rwsem's wait queue.  A writer a holds the lock 50 us; writers
+ * b, c and d (writer_spin = 0) come at 1.00, 1.01 and 1.02 us: b takes wait_lock to queue itself,
+ * c and d find it held (c's locked operation first).  A ticket lock and a qspinlock grant it in
+ * that order (c's xadd, or its pending bit, came first), so c queues before d, gets the rwsem
+ * first (a hands it to b, b to c) and waits less than d: by one hold of b's plus a hand-over,
+ * over a microsecond.  Each run keeps wait_lock to one holder at a time (the rwsem counts a
+ * violation otherwise).  Test-and-set orders nobody; here c's re-read and d's complete together
+ * after b's release and c's cmpxchg is queued first, so it is checked for exclusion only.
+ */
+static void rwsem_wait_lock_is_the_kernels_spinlock(void **state)
+{
+	static const char *const designs[] = {"ticket", "qspinlock", "tas"};
+	const char *scn =
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+	    "role a tasks 1\nrole c tasks 1\nrole b tasks 1\nrole d tasks 1\nbegin\n"
+	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+	    "  as c\n    f compute 1010ns\n    f lock L write\n    f compute 100ns\n    f unlock L write\n  end\n"
+	    "  as b\n    f compute 1000ns\n    f lock L write\n    f compute 100ns\n    f unlock L write\n  end\n"
+	    "  as d\n    f compute 1020ns\n    f lock L write\n    f compute 100ns\n    f unlock L write\n  end\n";
+	enum { C_LOCK = 7, D_LOCK = 19 }; /* c's and d's lock steps in the program */
+
+	for (int i = 0; i < 3; i++) {
+		char hw[1024], k[512], kt[1024];
+		struct sim_step_stats st[64];
+		struct sim_result r;
+		struct tworld w;
+		double c_us, d_us;
+
+		memset(st, 0, sizeof(st));
+		t_hw_text(hw, sizeof(hw), 1, 8, 30, 100, 250, 5, "fifo", 8, 0);
+		t_kernel_text(k, sizeof(k), designs[i], "5.3");
+		snprintf(kt, sizeof(kt),
+			 "%s[rwsem]\nwriter_spin = 0\nwait_lock_queued = 1\n[layout]\nL.count = g.line0\n"
+			 "L.owner = g.line1\n",
+			 k);
+		t_world(&w, "pack:1 numa:1 core:2 pu:2", hw, kt, scn);
+		struct sim_config c = t_cfg(&w, 4);
+
+		c.ops_per_task = 1;
+		c.steps = st;
+		c.lock_design_override = "rwsem";
+		t_run(&c, &r);
+		assert_int_equal(r.locks[0].violations, 0);
+		assert_true(st[C_LOCK].visits == 1 && st[D_LOCK].visits == 1);
+		c_us = sim_step_on_ps(&st[C_LOCK]) / 1e6 + st[C_LOCK].sleep_ps / 1e6;
+		d_us = sim_step_on_ps(&st[D_LOCK]) / 1e6 + st[D_LOCK].sleep_ps / 1e6;
+		printf("wait_lock %s: c's down_write %.3f us, d's %.3f us\n", designs[i], c_us, d_us);
+		if (i < 2)
+			assert_true(d_us - c_us > 1.0);
+		t_world_free(&w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1041,6 +1107,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_writer_fastpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_writer_slowpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
+	    cmocka_unit_test(rwsem_wait_lock_is_the_kernels_spinlock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
