@@ -833,6 +833,31 @@ static int measure_machine(struct cal *c, struct machine *m, struct mm_error *er
 	return machine_load(m, c->machine_path, 0, err);
 }
 
+int mthp_always_kb(int *small)
+{
+	int found = -1;
+
+	*small = 0;
+	for (int kb = 16; kb <= 1024; kb *= 2) {
+		char path[128], line[128];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled", kb);
+		if (!(fp = fopen(path, "r")))
+			continue;
+		if (found < 0)
+			found = 0;
+		if (fgets(line, sizeof(line), fp) && strstr(line, "[always]")) {
+			if (kb >= 64)
+				found = kb;
+			else
+				*small = 1;
+		}
+		fclose(fp);
+	}
+	return found;
+}
+
 static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 {
 	/* up to 65 task counts of at most 6 digits and a comma each: room for all, never cut */
@@ -855,6 +880,16 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 				return mm_fail(err, MM_ERANGE, "calibrate: the benchmarks' task list is over %zu bytes",
 					       sizeof(tasks) - 1);
 		}
+	{
+		int small, kb = mthp_always_kb(&small);
+
+		if (kb > 0 || small)
+			stage(
+			    c,
+			    "WARNING: anonymous mTHP is on (hugepages-%dkB/enabled = always): page_fault1 maps large "
+			    "folios, and the 4 KiB path fitted to it will be off; set the sizes to never for calibrate",
+			    kb > 0 ? kb : 16);
+	}
 	for (int b = 0; b < CALIB_NBENCH; b++) {
 		const struct calib_bench *cb = &calib_benches[b];
 		char exe[PATH_MAX], log[PATH_MAX + 16], args[512], *argv[32], *save, *tok;
@@ -1100,6 +1135,8 @@ struct folio_facts {
 	int whole; /* the running kernel >= 6.18 */
 	char release[128];
 	double private_ns, shared_ns; /* -1: not measured */
+	int mthp_kb;		      /* the largest anonymous mTHP size enabled 'always', 0: none; -1: no sysfs */
+	int mthp_small;		      /* 16 or 32 KiB is enabled too (orders the variant does not model) */
 };
 
 /* ns per page of one pass over @bytes, a load or a store per 4 KiB */
@@ -1171,6 +1208,7 @@ static void folio_facts(struct folio_facts *f)
 			}
 		}
 	}
+	f->mthp_kb = mthp_always_kb(&f->mthp_small);
 	fd = memfd_create("mmsim-touch", 0);
 	if (fd >= 0 && !ftruncate(fd, (off_t)bytes)) {
 		f->private_ns = touch_mapped_ns(fd, bytes, 0);
@@ -1206,6 +1244,19 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 			  f.ra_from, date, f.ra_kb);
 	else
 		sb_printf(b, "# ra_pages: the readahead window of the device under TMPDIR or /tmp not found; %s's\n",
+			  cm->base);
+	if (f.mthp_kb > 0)
+		sb_printf(b,
+			  "# [measured] /sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled on %s: [always], "
+			  "the largest size so set: an anonymous write fault maps a folio of this many pages "
+			  "(page_fault1_mthp)%s\nmthp_pages = %d\n",
+			  f.mthp_kb, date,
+			  f.mthp_small ? "; 16 or 32 KiB is also set, which the variant does not model" : "",
+			  f.mthp_kb / 4);
+	else
+		sb_printf(b, "# mthp_pages: %s; %s's (page_fault1_mthp does not describe this machine's page_fault1)\n",
+			  f.mthp_kb < 0 ? "no anonymous mTHP sizes in sysfs (before 6.8, or no THP)"
+					: "no anonymous mTHP size of 64 KiB to 1 MiB is set to 'always'",
 			  cm->base);
 	sb_printf(b, "# [derived] this machine runs %s: %s\nmap_whole_folio = %d\n", f.release,
 		  f.whole ? "6.18 or later, a large folio mapped whole by one fault (19773df031bc, 357b92761d94)"

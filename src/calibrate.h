@@ -163,4 +163,12 @@ struct calib_opts {
 /* The whole command; prints progress on stderr and the report on stdout. */
 int calibrate_run(const struct calib_opts *o, struct mm_error *err);
 
+/*
+ * This machine's /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled, of the sizes
+ * below the PMD's: the largest of 64 KiB to 1 MiB set to 'always' (alloc_anon_folio, 6.8+, tries
+ * the largest first; page_fault1 does not madvise, so 'madvise', and 'inherit' under a top-level
+ * 'madvise', do not apply); 0: none; -1: no such files.  *@small: 16 or 32 KiB is set too.
+ */
+int mthp_always_kb(int *small);
+
 #endif

@@ -8,6 +8,7 @@
  * measured counts beside the scenario's own (explain.c's op_counts()).
  */
 #include "validate.h"
+#include "calibrate.h"
 #include "cleanup.h"
 #include "machine.h"
 #include "scenario.h"
@@ -977,6 +978,22 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			"variant's layout (tmpfs, a kernel before 6.16 on ext4, or another readahead window than the "
 			"profile's [batch] ra_pages)\n",
 			run->tmpdir, run->tmpdir_fs);
+	/* page_fault1's faults tell 4 KiB pages from anonymous mTHP (6.8+) */
+	if (bm && !strcmp(bm->key, "page_fault1") && fault_dir) {
+		int small, kb = mthp_always_kb(&small), mthp = strstr(run->variant, "_mthp") != NULL;
+
+		if ((fault_dir & 1) && !mthp)
+			fprintf(
+			    f,
+			    "  faults: fewer than the scenario's: anonymous mTHP is on here (hugepages-%dkB/enabled "
+			    "= always), a fault maps a whole folio; page_fault1_mthp models that\n",
+			    kb > 0 ? kb : 16);
+		else if ((fault_dir & 2) && mthp)
+			fprintf(f,
+				"  faults: more than the scenario's: no anonymous mTHP of the kernel profile's "
+				"[batch] mthp_pages here (the largest size set to 'always': %s)\n",
+				kb > 0 ? "another" : "none");
+	}
 	rc = 0;
 out:
 	free(text);

@@ -49,6 +49,15 @@ static const struct want wants[] = {
      * count: the simulation decides) */
     {"page_fault1_vma_lock", "vma_merged.lock", 1, 1, 2 / P, 1 + 2 / P, PF_IPIS, PG + PG / 512},
     {"page_fault1_vma_lock", "mm.mmap_lock", 1, 1 / P, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
+    /* anonymous mTHP of 16 pages (linux-6.8's mthp_pages): one fault per folio maps it whole, the merged
+       VMA's lock as page_fault1_vma_lock's; per folio zone->lock, the lruvec lock and the deferred split
+       queue's lock are each taken twice, at the fault (or the zap's first page) and at the free; every
+       page is cleared */
+    {"page_fault1_mthp", "vma_merged.lock", 1 / 16.0, 1 / 16.0, 2 / P, 1 / 16.0 + 2 / P, PF_IPIS, PG + PG / 512},
+    {"page_fault1_mthp", "mm.mmap_lock", 1 / 16.0, 1 / P, 2 / P, 2 / P, PF_IPIS, PG + PG / 512},
+    {"page_fault1_mthp", "zone.lock", 1 / 16.0, 0, 2 / 16.0, 2 / 16.0, PF_IPIS, PG + PG / 512},
+    {"page_fault1_mthp", "lru.lock", 1 / 16.0, 0, 2 / 16.0, 2 / 16.0, PF_IPIS, PG + PG / 512},
+    {"page_fault1_mthp", "deferred_split", 1 / 16.0, 0, 2 / 16.0, 2 / 16.0, PF_IPIS, PG + PG / 512},
     /* page_fault2/3 before 6.8: the VMA lock is tried, the fault retries under mmap_lock */
     {"page_fault2_mmap_lock", "vma.lock", 1, 1, 1 / P, 1 + 1 / P, PF_IPIS, 2 * PG + PG / 512},
     {"page_fault2_mmap_lock", "mm.mmap_lock", 1, 1, 2 / P, 2 / P, PF_IPIS, 2 * PG + PG / 512},
