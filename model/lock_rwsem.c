@@ -233,14 +233,17 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->writer_slowpath_steal = v[K_WRITER_SLOWPATH_STEAL] != 0;
 	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
 	r->wl_owner = r->wl_holder = -1;
-	r->wl.line[0] = lk->line[1];
-	r->wl.task_lines = lk->task_lines;
-	r->wl.st = &r->wl_st;
-	if (!wl_design || wl_design->nlines > 1 || wl_design->task_size > sizeof(((struct rwsem_task *)0)->wl_priv))
-		return mm_fail(err, MM_EPARSE, "%s: rwsem's wait_lock needs a spinlock design of one line",
-			       su->kernel->name);
-	if ((rc = lock_inst_init(&r->wl, wl_design, su, err)))
-		return rc;
+	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
+		r->wl.line[0] = lk->line[1];
+		r->wl.task_lines = lk->task_lines;
+		r->wl.st = &r->wl_st;
+		if (!wl_design || wl_design->nlines > 1 ||
+		    wl_design->task_size > sizeof(((struct rwsem_task *)0)->wl_priv))
+			return mm_fail(err, MM_EPARSE, "%s: rwsem's wait_lock needs a spinlock design of one line",
+				       su->kernel->name);
+		if ((rc = lock_inst_init(&r->wl, wl_design, su, err)))
+			return rc;
+	}
 	r->osq = malloc(su->ntasks * sizeof(int));
 	r->wakeq = malloc(su->ntasks * sizeof(int));
 	r->wakeq_nth = malloc(su->ntasks * sizeof(int));

@@ -2209,6 +2209,19 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			for (int d = depth - 1; d >= 0 && !open; d--)
 				if (stack[d] >= 0 && out->insn[stack[d]].act == SA_EVERY)
 					open = &out->insn[stack[d]];
+			/* 'every N' inside a layout's: which unit would be meant is not clear */
+			for (int d = 0; open && !open->lay && d < depth; d++)
+				if (stack[d] >= 0 && out->insn[stack[d]].act == SA_EVERY && out->insn[stack[d]].lay) {
+					int line = out->insn[stack[d]].src_line;
+
+					program_free(out);
+					return mm_fail(
+					    err, MM_EPARSE,
+					    "%s:%d:%d: 'repeat %s' is inside an 'every N' inside the folio layout's "
+					    "'every' of line %d: put it outside the 'every N' (the folio's pages) "
+					    "or the 'every N' outside the layout's",
+					    sc->path, st->line_no, st->col, st->name, line);
+				}
 			if (!open) {
 				program_free(out);
 				return mm_fail(

@@ -8,6 +8,7 @@
 #include "sim_impl.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,6 +270,8 @@ int sim_setup(struct sim *s)
 		if (designs[o]->task_size > s->lk_priv_size)
 			s->lk_priv_size = designs[o]->task_size;
 	}
+	/* each task's buffer aligned for any type (rwsem keeps a nested design's state in it) */
+	s->lk_priv_size = (s->lk_priv_size + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t);
 	if (s->lk_priv_size && !(s->lk_priv = calloc(s->rt.ntasks, s->lk_priv_size))) {
 		rc = mm_fail(s->rt.err, MM_ENOMEM, "out of memory");
 		goto out;

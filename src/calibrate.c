@@ -835,23 +835,29 @@ static int measure_machine(struct cal *c, struct machine *m, struct mm_error *er
 
 int mthp_always_kb(int *small)
 {
-	int found = -1;
+	char line[128];
+	int found = -1, top_always = 0;
+	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 
 	*small = 0;
+	if (fp) {
+		top_always = fgets(line, sizeof(line), fp) && strstr(line, "[always]");
+		fclose(fp);
+	}
 	for (int kb = 16; kb <= 1024; kb *= 2) {
-		char path[128], line[128];
-		FILE *fp;
+		char path[128];
 
 		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled", kb);
 		if (!(fp = fopen(path, "r")))
 			continue;
 		if (found < 0)
 			found = 0;
-		if (fgets(line, sizeof(line), fp) && strstr(line, "[always]")) {
+		if (fgets(line, sizeof(line), fp) &&
+		    (strstr(line, "[always]") || (top_always && strstr(line, "[inherit]")))) {
 			if (kb >= 64)
 				found = kb;
 			else
-				*small = 1;
+				*small = kb;
 		}
 		fclose(fp);
 	}
@@ -884,11 +890,11 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		int small, kb = mthp_always_kb(&small);
 
 		if (kb > 0 || small)
-			stage(
-			    c,
-			    "WARNING: anonymous mTHP is on (hugepages-%dkB/enabled = always): page_fault1 maps large "
-			    "folios, and the 4 KiB path fitted to it will be off; set the sizes to never for calibrate",
-			    kb > 0 ? kb : 16);
+			stage(c,
+			      "WARNING: anonymous mTHP is on (hugepages-%dkB/enabled applies to page_fault1): it maps "
+			      "large folios, and the 4 KiB path fitted to it will be off; set the sizes to never for "
+			      "calibrate",
+			      kb > 0 ? kb : small);
 	}
 	for (int b = 0; b < CALIB_NBENCH; b++) {
 		const struct calib_bench *cb = &calib_benches[b];
@@ -1136,7 +1142,7 @@ struct folio_facts {
 	char release[128];
 	double private_ns, shared_ns; /* -1: not measured */
 	int mthp_kb;		      /* the largest anonymous mTHP size enabled 'always', 0: none; -1: no sysfs */
-	int mthp_small;		      /* 16 or 32 KiB is enabled too (orders the variant does not model) */
+	int mthp_small;		      /* 16 or 32 KiB applies too (orders the variant does not model), 0 */
 };
 
 /* ns per page of one pass over @bytes, a load or a store per 4 KiB */

@@ -165,9 +165,10 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err);
 
 /*
  * This machine's /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled, of the sizes
- * below the PMD's: the largest of 64 KiB to 1 MiB set to 'always' (alloc_anon_folio, 6.8+, tries
- * the largest first; page_fault1 does not madvise, so 'madvise', and 'inherit' under a top-level
- * 'madvise', do not apply); 0: none; -1: no such files.  *@small: 16 or 32 KiB is set too.
+ * below the PMD's: the largest of 64 KiB to 1 MiB that applies to a mapping nobody madvised
+ * (alloc_anon_folio, 6.8+, tries the largest first): 'always', or 'inherit' under a top-level
+ * 'always' (not 'madvise', nor 'inherit' under a top-level 'madvise'); 0: none; -1: no such files.
+ * *@small: 32 or 16 KiB when one of those applies too (the larger), else 0.
  */
 int mthp_always_kb(int *small);
 

@@ -438,6 +438,8 @@ static int cost_used(const struct point *pt, const char *key)
 
 		set_num(e, e->num * 2 + 1);
 		if (!kernel_profile_derive(&k, &kp, &err) && !scenario_compile(&sc, v, &k, &b, &err)) {
+			/* a cost of 0 leaves its steps out of the program: then the lengths differ */
+			used = a.n != b.n;
 			for (int i = 0; i < a.n && !used; i++)
 				used = a.insn[i].cycles != b.insn[i].cycles;
 			program_free(&b);
@@ -476,7 +478,7 @@ static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_erro
 			    !strcmp(e->key, "jitter"))
 				continue;
 			/* a cost of 0 stays 0 at either factor (its steps are not in the program) */
-			if (src && (strcmp(e->section, "costs") || !cost_used(pt, e->key) || e->num == 0))
+			if (src && (strcmp(e->section, "costs") || e->num == 0 || !cost_used(pt, e->key)))
 				continue;
 			for (int f = 0; f < 2 && n < cap; f++) {
 				struct job *j = &jobs[n++];

@@ -982,17 +982,28 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 	if (bm && !strcmp(bm->key, "page_fault1") && fault_dir) {
 		int small, kb = mthp_always_kb(&small), mthp = strstr(run->variant, "_mthp") != NULL;
 
-		if ((fault_dir & 1) && !mthp)
+		if ((fault_dir & 1) && !mthp && (kb > 0 || small))
+			fprintf(f,
+				"  faults: fewer than the scenario's: anonymous mTHP applies here "
+				"(hugepages-%dkB/enabled), "
+				"a fault maps a whole folio; page_fault1_mthp models that%s\n",
+				kb > 0 ? kb : small, kb > 0 ? "" : " for 64 KiB to 1 MiB, not this size");
+		else if ((fault_dir & 1) && !mthp)
 			fprintf(
 			    f,
-			    "  faults: fewer than the scenario's: anonymous mTHP is on here (hugepages-%dkB/enabled "
-			    "= always), a fault maps a whole folio; page_fault1_mthp models that\n",
-			    kb > 0 ? kb : 16);
-		else if ((fault_dir & 2) && mthp)
-			fprintf(f,
-				"  faults: more than the scenario's: no anonymous mTHP of the kernel profile's "
-				"[batch] mthp_pages here (the largest size set to 'always': %s)\n",
-				kb > 0 ? "another" : "none");
+			    "  faults: fewer than the scenario's, and no anonymous mTHP size applies here: PMD-sized "
+			    "THP (transparent_hugepage/enabled = always) maps 2 MiB per fault\n");
+		else if ((fault_dir & 2) && mthp) {
+			char size[32] = "none";
+
+			if (kb > 0)
+				snprintf(size, sizeof(size), "%d KiB", kb);
+			fprintf(
+			    f,
+			    "  faults: more than the scenario's: the kernel profile's [batch] mthp_pages is not the "
+			    "anonymous mTHP size that applies here (the largest of 64 KiB to 1 MiB: %s)\n",
+			    size);
+		}
 	}
 	rc = 0;
 out:

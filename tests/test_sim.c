@@ -772,6 +772,20 @@ static void layout_errors(void **state)
 	compile_refused(&w.k, "  repeat 2\n    every file_write_pte\n      f compute work\n    end\n  end\n",
 			(const char *const[]){"e.scn:6:", "cannot be inside the repeat of line 5", NULL});
 	t_world_free(&w);
+	/* 'repeat unit_pages' in an 'every N' inside a layout's 'every': the folio's pages or N? refused */
+	snprintf(k, sizeof(k),
+		 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
+		 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
+		 "fault_around_pages = 16\nra_pages = 32\nfolio_max_order = 9\nmap_whole_folio = 1\n");
+	t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k,
+		"scenario e\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages folio_max_order "
+		"map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n");
+	compile_refused(
+	    &w.k,
+	    "  every file_write_pte\n    every 4\n      repeat unit_pages\n        f compute 1ns\n      end\n"
+	    "    end\n  end\n",
+	    (const char *const[]){"e.scn:7:", "inside an 'every N' inside the folio layout's 'every' of line 5", NULL});
+	t_world_free(&w);
 }
 
 /*
