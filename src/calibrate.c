@@ -1253,16 +1253,18 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 			  cm->base);
 	if (f.mthp_kb > 0)
 		sb_printf(b,
-			  "# [measured] /sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled on %s: [always], "
-			  "the largest size so set: an anonymous write fault maps a folio of this many pages "
-			  "(page_fault1_mthp)%s\nmthp_pages = %d\n",
+			  "# [measured] /sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled on %s: the largest "
+			  "size that applies to a mapping nobody madvised ('always', or 'inherit' under a top-level "
+			  "'always'): an anonymous write fault maps a folio of this many pages (page_fault1_mthp)%s\n"
+			  "mthp_pages = %d\n",
 			  f.mthp_kb, date,
-			  f.mthp_small ? "; 16 or 32 KiB is also set, which the variant does not model" : "",
+			  f.mthp_small ? "; a 16 or 32 KiB size applies too, which the variant does not model" : "",
 			  f.mthp_kb / 4);
 	else
 		sb_printf(b, "# mthp_pages: %s; %s's (page_fault1_mthp does not describe this machine's page_fault1)\n",
-			  f.mthp_kb < 0 ? "no anonymous mTHP sizes in sysfs (before 6.8, or no THP)"
-					: "no anonymous mTHP size of 64 KiB to 1 MiB is set to 'always'",
+			  f.mthp_kb < 0
+			      ? "no anonymous mTHP sizes in sysfs (before 6.8, or no THP)"
+			      : "no anonymous mTHP size of 64 KiB to 1 MiB applies to a mapping nobody madvised",
 			  cm->base);
 	sb_printf(b, "# [derived] this machine runs %s: %s\nmap_whole_folio = %d\n", f.release,
 		  f.whole ? "6.18 or later, a large folio mapped whole by one fault (19773df031bc, 357b92761d94)"
