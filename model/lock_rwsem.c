@@ -210,7 +210,6 @@ static double rwsem_preset(const struct kernel_profile *k, int i)
 static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm_error *err)
 {
 	struct rwsem_state *r = R(lk);
-	const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
 	double v[K_NKEYS];
 	int rc;
 
@@ -234,6 +233,8 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
 	r->wl_owner = r->wl_holder = -1;
 	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
+		const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
+
 		r->wl.line[0] = lk->line[1];
 		r->wl.task_lines = lk->task_lines;
 		r->wl.st = &r->wl_st;

@@ -18,6 +18,12 @@ static const char *const act_names[SA_NACTS] = {
     "compute", "load", "store", "atomic", "cmpxchg", "prefetchw", "fence", "lock",   "trylock", "unlock", "downgrade",
     "memory",  "ipi",  "miss",	"repeat", "every",   "only",	  "as",	   "choose", "else",	"end"};
 
+/* Does a step of @a open a block that an END closes in the compiled program ('only' is gone there)? */
+static int opens_block(enum sc_act a)
+{
+	return a == SA_REPEAT || a == SA_EVERY || a == SA_AS || a == SA_CHOOSE;
+}
+
 /*
  * The folio layouts an 'every' may name instead of a count (README "Large folios"): the units one
  * pass over a task's file maps, by write faults (each maps one page, or with [batch] map_whole_folio
@@ -1053,7 +1059,7 @@ static void live_steps(const struct scenario *sc, uint32_t bit, unsigned char *l
 		enum sc_act a = st->act;
 
 		live[s] = (st->variants & bit) != 0;
-		if (!live[s] && (a == SA_ONLY || a == SA_REPEAT || a == SA_EVERY || a == SA_AS || a == SA_CHOOSE)) {
+		if (!live[s] && (a == SA_ONLY || opens_block(a))) {
 			memset(live + s, 0, (size_t)(st->match - s + 1));
 			s = st->match;
 		}
@@ -2083,7 +2089,7 @@ static int drop_free_steps(struct program *pr)
 		const struct prog_insn *in = &pr->insn[i];
 		int empty = 1;
 
-		if (in->act != SA_REPEAT && in->act != SA_EVERY && in->act != SA_AS && in->act != SA_CHOOSE)
+		if (!opens_block(in->act))
 			continue;
 		for (int j = i + 1; j < in->match && empty; j++)
 			empty = gone[j] || (in->act == SA_CHOOSE && j == in->alt);
@@ -2100,8 +2106,7 @@ static int drop_free_steps(struct program *pr)
 
 		if (gone[i])
 			continue;
-		if (in.act == SA_REPEAT || in.act == SA_EVERY || in.act == SA_AS || in.act == SA_CHOOSE ||
-		    in.act == SA_ELSE || in.act == SA_END)
+		if (opens_block(in.act) || in.act == SA_ELSE || in.act == SA_END)
 			in.match = to[in.match];
 		if (in.act == SA_CHOOSE && in.alt >= 0)
 			in.alt = to[in.alt];
@@ -2137,8 +2142,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 
 		if (!(st->variants & bit)) {
 			/* a whole 'only' block or a 'when' step of another variant */
-			if (st->act == SA_ONLY || st->act == SA_REPEAT || st->act == SA_EVERY || st->act == SA_AS ||
-			    st->act == SA_CHOOSE)
+			if (st->act == SA_ONLY || opens_block(st->act))
 				s = st->match;
 			continue;
 		}
@@ -2265,7 +2269,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			in->prob = st->literal / 100.0;
 		if (st->act == SA_ELSE)
 			out->insn[stack[depth - 1]].alt = out->n;
-		if (st->act == SA_REPEAT || st->act == SA_EVERY || st->act == SA_AS || st->act == SA_CHOOSE)
+		if (opens_block(st->act))
 			stack[depth++] = out->n;
 		out->n++;
 	}

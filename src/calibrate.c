@@ -1141,7 +1141,7 @@ struct folio_facts {
 	int whole; /* the running kernel >= 6.18 */
 	char release[128];
 	double private_ns, shared_ns; /* -1: not measured */
-	int mthp_kb;		      /* the largest anonymous mTHP size enabled 'always', 0: none; -1: no sysfs */
+	int mthp_kb;		      /* mthp_always_kb(): the largest mTHP size that applies, 0: none; -1: no sysfs */
 	int mthp_small;		      /* 16 or 32 KiB applies too (orders the variant does not model), 0 */
 };
 
