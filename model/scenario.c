@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fnmatch.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,7 +97,7 @@ struct parser {
 		char name[SC_NAME];
 		const char *start, *end; /* the body's text */
 		int first_line;
-	} def[32];
+	} def[SC_MAX_DEFINES];
 	int ndef;
 	int collecting;	       /* inside a define: lines are kept, not parsed */
 	int def_depth;	       /* blocks open inside it */
@@ -510,9 +511,21 @@ static int variant_mask(struct parser *p, int i, uint32_t *mask)
 		return perr(p, p->tok[i].col, "expected variant names separated by commas (V1,V2), found '%s'",
 			    p->tok[i].text);
 	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		int v = scenario_variant(p->sc, name);
+		int v;
 
-		if (v < 0)
+		if (strpbrk(name, "*?[")) {
+			/* a shell pattern (fnmatch): every variant declared so far that it matches */
+			uint32_t some = 0;
+
+			for (v = 0; v < p->sc->nvar; v++)
+				if (!fnmatch(name, p->sc->var[v].name, 0))
+					some |= 1u << v;
+			if (!some)
+				return perr(p, p->tok[i].col, "'%s' matches no variant declared so far", name);
+			*mask |= some;
+			continue;
+		}
+		if ((v = scenario_variant(p->sc, name)) < 0)
 			return perr(p, p->tok[i].col, "unknown variant '%s' (declare it with 'variant' first)", name);
 		*mask |= 1u << v;
 	}
@@ -1321,7 +1334,7 @@ static int parse_line(struct parser *p)
 		struct sc_define *d = &p->def[p->ndef];
 
 		if (p->ndef == (int)(sizeof(p->def) / sizeof(p->def[0])))
-			return perr(p, p->tok[0].col, "too many defines (at most 32)");
+			return perr(p, p->tok[0].col, "too many defines (at most %d)", SC_MAX_DEFINES);
 		if ((rc = want_ident(p, 1, "a name for the define", d->name)))
 			return rc;
 		for (int k = 0; k < p->ndef; k++)

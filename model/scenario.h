@@ -23,6 +23,8 @@
 
 #define SC_NAME 64
 #define SC_MAX_VARIANTS 32
+/* 'define NAME ... end' blocks in one scenario file */
+#define SC_MAX_DEFINES 64
 #define SC_MAX_ROLES 8
 
 enum sc_scope {

@@ -619,6 +619,38 @@ static void test_variant_without_steps(void **state)
 	scenario_free(&sc);
 }
 
+/* A variant list may hold shell patterns (fnmatch): each stands for the variants declared before
+ * it that it matches. */
+static void test_variant_patterns(void **state)
+{
+	static const char text[] = "scenario e\n"
+				   "variant anon_read kernel 5.11 \"A\"\n"
+				   "variant anon_write kernel 5.11 \"B\"\n"
+				   "variant memfd_read kernel 5.11 \"C\"\n"
+				   "field f scope mm\n"
+				   "begin\n"
+				   "  x load f when anon_*\n"
+				   "  only *_read,memfd_?ead\n"
+				   "    y load f\n"
+				   "  end\n"
+				   "  z load f when [m]*\n";
+	static const int want[] = {2, 1, 2}; /* x y; x; y z */
+	struct scenario sc;
+	struct kern kk;
+	struct program pr;
+
+	(void)state;
+	parse_ok(&sc, "e.scn", text);
+	load_kernel_file(&kk, K511_PATH);
+	for (int v = 0; v < 3; v++) {
+		compile_ok(&sc, v, &kk.k, &pr);
+		assert_int_equal(pr.n, want[v]);
+		program_free(&pr);
+	}
+	profile_free(&kk.p);
+	scenario_free(&sc);
+}
+
 /* ---- compile-time errors: names the kernel profile lacks ----------------- */
 
 /* Locks must pair up within the operation and within each block, in the mode taken. */
@@ -1050,6 +1082,9 @@ static const struct bad bad_cases[] = {
     {HDR "  fn load f when zz\n", MM_EPARSE,
      "bad.scn:8:18: ", "unknown variant 'zz' (declare it with 'variant' first)"},
     {HDR "  only a,zz\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:8:8: ", "unknown variant 'zz'"},
+    /* a pattern must match a variant declared before it */
+    {HDR "  only z*\n  fn fence\n  end\n", MM_EPARSE, "bad.scn:8:8: ", "'z*' matches no variant declared so far"},
+    {HDR "  fn fence when a,[xy]\n", MM_EPARSE, "bad.scn:8:17: ", "'[xy]' matches no variant declared so far"},
     /* unterminated string */
     {"scenario x\nvariant a kernel 5.11 \"A\n", MM_EPARSE,
      "bad.scn:2:23: ", "unterminated string (expected a closing '\"')"},
@@ -1490,6 +1525,7 @@ int main(void)
 	    cmocka_unit_test(test_nested_visits),
 	    cmocka_unit_test(test_when_only),
 	    cmocka_unit_test(test_variant_without_steps),
+	    cmocka_unit_test(test_variant_patterns),
 	    cmocka_unit_test(test_unknown_cost_and_count),
 	    cmocka_unit_test(test_lock_pairs),
 	    cmocka_unit_test(test_load_errors),
