@@ -24,6 +24,11 @@ int repro_csv_split(char *line, char **f, int max);
 int repro_next_line(const char **cur, char *buf, size_t cap);
 
 int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err);
+/* Seed 003: the seconds per 4 KiB page of the prefaults of scenarios/madv_populate.scn's @variant on
+ * the generic machine, its region @pages pages (0: the profile's), with the kernel's [costs] @cost
+ * (if not NULL) scaled by @factor */
+int reproduce_s3_per_page(const char *variant, double pages, const char *cost, double factor,
+			  const struct reproduce_opts *o, double *sec, struct mm_error *err);
 /* mmsim reproduce published: data/reference/published/curves.csv, every curve measured beside
  * predicted, a one-scalar shape fit, a USL baseline and the before/after pairs (reproduce_published.c) */
 int reproduce_published(const struct reproduce_opts *o, struct mm_error *err);

@@ -46,21 +46,23 @@ static const struct bench_map {
 	double extra_mmap_lock;
 	const char *note;
 	int file; /* maps a temporary file in $TMPDIR */
+	int cell; /* wis_prefault: --backing, --mapping and --method from the variant's name */
 } bench_map[] = {
-    {"page_fault1", "wis_page_fault1", NULL, 0, NULL, 0},
-    {"page_fault2", "wis_page_fault2", NULL, 0, NULL, 1},
-    {"page_fault3", "wis_page_fault3", NULL, 0, NULL, 1},
-    {"page_fault4", "wis_page_fault4", NULL, 0, NULL, 1},
-    {"mmap1", "wis_mmap1", NULL, 0, NULL, 0},
-    {"mmap2", "wis_mmap2", NULL, 0, NULL, 1},
-    {"populate_none", "wis_populate", "none", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0},
-    {"populate_loop", "wis_populate", "loop", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0},
-    {"populate_mmap", "wis_populate", "map_populate", 1, "the teardown munmap", 0},
+    {"page_fault1", "wis_page_fault1", NULL, 0, NULL, 0, 0},
+    {"page_fault2", "wis_page_fault2", NULL, 0, NULL, 1, 0},
+    {"page_fault3", "wis_page_fault3", NULL, 0, NULL, 1, 0},
+    {"page_fault4", "wis_page_fault4", NULL, 0, NULL, 1, 0},
+    {"mmap1", "wis_mmap1", NULL, 0, NULL, 0, 0},
+    {"mmap2", "wis_mmap2", NULL, 0, NULL, 1, 0},
+    {"populate_none", "wis_populate", "none", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
+    {"populate_loop", "wis_populate", "loop", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
+    {"populate_mmap", "wis_populate", "map_populate", 1, "the teardown munmap", 0, 0},
     {"populate_madv_populate_read", "wis_populate", "madv_populate_read", 2,
-     "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0},
+     "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
     {"populate_madv_populate_write", "wis_populate", "madv_populate_write", 2,
-     "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0},
-    {"has_pinned", "wis_pin_fast", NULL, 0, NULL, 0},
+     "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
+    {"has_pinned", "wis_pin_fast", NULL, 0, NULL, 0, 0},
+    {"prefault", "wis_prefault", NULL, 0, NULL, 0, 1},
 };
 #define NMAP (int)(sizeof(bench_map) / sizeof(bench_map[0]))
 
@@ -417,7 +419,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	struct scenario sc;
 	struct utsname u;
 	char exe[PATH_MAX], host[256] = "host", stamp[32], stem[PATH_MAX - 8], out[1024], tlim[32], meta[8192];
-	char *argv[32];
+	char *argv[32], cell[3][SC_NAME];
 	struct outfile raw;
 	int quoted = 0;
 	double duration, warmup, t0, t1;
@@ -462,11 +464,12 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	bm = bench_of(sc.var[v].name, &thp);
 	scenario_free(&sc);
 	if (!bm)
-		return mm_fail(err, MM_EINVAL,
-			       "validate: no benchmark mirrors variant '%s' (validate/ has page_fault1-4, mmap1/2, "
-			       "populate and pin_fast; mmsim compare --measured FILE holds any variant against a CSV "
-			       "from elsewhere)",
-			       run->variant);
+		return mm_fail(
+		    err, MM_EINVAL,
+		    "validate: no benchmark mirrors variant '%s' (validate/ has page_fault1-4, mmap1/2, prefault, "
+		    "populate and pin_fast; mmsim compare --measured FILE holds any variant against a CSV "
+		    "from elsewhere)",
+		    run->variant);
 	/* req->mode itself: run->mode holds only the valid (short) names */
 	if (req->mode && strcmp(req->mode, "threads") && strcmp(req->mode, "processes") && strcmp(req->mode, "both"))
 		return mm_fail(err, MM_EINVAL, "--mode '%s': expected threads, processes or both", req->mode);
@@ -522,6 +525,26 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		argv[na++] = (char *)bm->method;
 		argv[na++] = "--thp";
 		argv[na++] = thp ? "on" : "off";
+	}
+	if (bm->cell) {
+		/* prefault_BACKING_MAPPING_METHOD (scenarios/madv_populate.scn) */
+		const char *rest = run->variant + strlen(bm->key) + 1;
+		size_t nb = strcspn(rest, "_"), nm = rest[nb] ? strcspn(rest + nb + 1, "_") : 0;
+
+		if (!rest[nb] || !rest[nb + 1 + nm]) {
+			outfile_abort(&raw);
+			return mm_fail(err, MM_EINVAL, "validate: '%s' is not prefault_BACKING_MAPPING_METHOD",
+				       run->variant);
+		}
+		snprintf(cell[0], sizeof(cell[0]), "%.*s", (int)nb, rest);
+		snprintf(cell[1], sizeof(cell[1]), "%.*s", (int)nm, rest + nb + 1);
+		snprintf(cell[2], sizeof(cell[2]), "%s", rest + nb + 1 + nm + 1);
+		argv[na++] = "--backing";
+		argv[na++] = cell[0];
+		argv[na++] = "--mapping";
+		argv[na++] = cell[1];
+		argv[na++] = "--method";
+		argv[na++] = cell[2];
 	}
 	argv[na++] = "--out";
 	argv[na++] = raw.tmp;

@@ -27,6 +27,13 @@
 #define N 16384.0
 #define T 32.0
 #define PG 4096.0
+/* madv_populate (seed 003): a region of SP pages or SH 2 MiB pages, prefaulted SR times; round 1
+ * allocates its SP / 512 PTE pages */
+#define SP 32768.0
+#define SH 64.0
+#define SR 10.0
+#define SPT (SP / 512 * PG)
+#define HUGE 2097152.0
 
 struct want {
 	const char *variant;
@@ -145,6 +152,83 @@ static const struct want wants[] = {
     {"malloc1", "lru.lock", 1, 0, 2, 2, 1, 2 * PG},
     {"malloc1", "pte_lock", 1, 0, 1, 1, 1, 2 * PG},
     {"malloc1", "anon_vma.rwsem", 1, 0, 2, 2, 1, 2 * PG},
+    /* madv_populate (seed 003), per op: mmap and munmap take mmap_lock for write; a discard of
+       anonymous memory (9, and the munmap's) takes it for read; a user fault's trylock, a GUP round's
+       lock.  Private anonymous: every round faults every page (zero page, or a page cleared) */
+    {"prefault_anon_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, 0, SPT},
+    {"prefault_anon_private_touch_write", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, 0, SPT + SR *SP *PG},
+    /* the load faults in the zero page, the store copies it (alloc_zeroed: one page cleared) */
+    {"prefault_anon_private_touch_read_write", "mm.mmap_lock", 2 * SR *SP, 2 * SR *SP + 10, 2, 12, 0, SPT + SR *SP *PG},
+    {"prefault_anon_private_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT},
+    /* GUP: the follow that misses, the fault, the follow that finds it: 3 PTE-lock rounds a page */
+    {"prefault_anon_private_populate_read", "pte_lock", 0, 0, 3 * SR *SP, 3 * SR *SP, 0, SPT},
+    {"prefault_anon_private_populate_write", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT + SR *SP *PG},
+    /* shared anonymous (shmem): pages allocated in round 1 only, MADV_DONTNEED keeps them; rounds 2-10
+       of reads fault once per 16 pages (fault-around); round 1's writes each retry the fault under a
+       mmap_lock taken again (a blocking lock), later rounds' find the pages dirty */
+    {"prefault_anon_shared_touch_read", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12, 0,
+     SPT + SP *PG},
+    {"prefault_anon_shared_touch_write", "mm.mmap_lock", SR *SP, SR *SP + SP + 10, 2, 2 + SP + 10, 0, SPT + SP *PG},
+    {"prefault_anon_shared_touch_read_write", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12, 0,
+     SPT + SP *PG},
+    {"prefault_anon_shared_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT + SP *PG},
+    /* round 1: 3 PTE-lock rounds a page; rounds 2-10: per window the follow that misses and
+       filemap_map_pages, then a follow per page */
+    {"prefault_anon_shared_populate_read", "pte_lock", 0, 0, 3 * SP + 9 * (SP / 8 + SP), 3 * SP + 9 * (SP / 8 + SP), 0,
+     SPT + SP *PG},
+    {"prefault_anon_shared_populate_write", "mm.mmap_lock", 0, SR + SP + 10, 2, 2 + SR + SP + 10, 0, SPT + SP *PG},
+    /* shared memfd: the hole punch frees every page, every round allocates (no mmap_lock in a
+       fallocate); every write retries */
+    {"prefault_memfd_shared_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
+    /* shmem_add_to_page_cache per page and round; shmem_undo_range per page at each of the 9 hole
+       punches and the munmap's */
+    {"prefault_memfd_shared_touch_read", "file.i_pages", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_write", "mm.mmap_lock", SR *SP, 2 * SR *SP, 2, 2 + SR *SP, 0, SPT + SR *SP *PG},
+    /* the PTE set, and the retried fault's look at it */
+    {"prefault_memfd_shared_touch_write", "pte_lock", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_read_write", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_populate_write", "mm.mmap_lock", 0, SR + SR *SP, 2, 2 + SR + SR *SP, 0, SPT + SR *SP *PG},
+    /* private memfd: reads map page-cache pages, which every hole punch unmaps; a write's COW copy
+       survives it, so only round 1 faults (a page-cache page cleared and a copy: 2 pages) */
+    {"prefault_memfd_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_private_touch_write", "mm.mmap_lock", SP, SP, 2, 2, 0, SPT + 2 * SP *PG},
+    {"prefault_memfd_private_touch_read_write", "mm.mmap_lock", 2 * SP, 2 * SP, 2, 2, 0, SPT + 2 * SP *PG},
+    {"prefault_memfd_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + 2 * SP *PG},
+    /* round 1: 3 PTE-lock rounds a page; rounds 2-10: one follow a page */
+    {"prefault_memfd_private_populate_write", "pte_lock", 0, 0, 3 * SP + 9 * SP, 3 * SP + 9 * SP, 0, SPT + 2 * SP *PG},
+    /* hugetlb: every round faults every 2 MiB page (the hole punch unmaps private pages too); a
+       private read then write takes a second fault (hugetlb_cow keeps the page) */
+    {"prefault_hugetlb_private_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_touch_read_write", "mm.mmap_lock", 2 * SR *SH, 2 * SR *SH, 2, 2, 0, SR *SH *HUGE},
+    /* every hugetlb fault takes i_mmap_rwsem for read */
+    {"prefault_hugetlb_private_touch_read_write", "file.i_mmap_rwsem", 2 * SR *SH, 2 * SR *SH, 0, 2 * SR *SH, 0,
+     SR *SH *HUGE},
+    {"prefault_hugetlb_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    /* a private write checks the reservation twice more: 4 rounds of its lock */
+    {"prefault_hugetlb_private_populate_write", "hugetlb.resv_lock", 0, 0, 4 * SR *SH, 4 * SR *SH, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    /* the shared mapping's entry is writable: no second fault */
+    {"prefault_hugetlb_shared_touch_read_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_read", "hugetlb.resv_lock", 0, 0, 2 * SR *SH, 2 * SR *SH, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+};
+
+/* madv_populate's cold lines, as multiples of SP x [misses] user_read_page and map_pages_page: the
+ * user's access to a page mapped in an earlier round or by fault-around (rounds 2-10), and
+ * fault-around's pages */
+static const struct {
+	const char *variant;
+	double user, around;
+} s3_misses[] = {
+    {"prefault_anon_shared_touch_read", 9, 9},	       {"prefault_anon_shared_touch_read_write", 9, 9},
+    {"prefault_anon_shared_populate_read", 0, 9},      {"prefault_memfd_private_touch_write", 9, 0},
+    {"prefault_memfd_private_touch_read_write", 9, 0},
 };
 
 static void check(const struct want *w)
@@ -186,6 +270,15 @@ static void check(const struct want *w)
 		assert_int_equal(kernel_misses(&k, "map_pages_page", &m), 0);
 		assert_int_equal(kernel_misses(&k, "zap_file_page", &z), 0);
 		NEAR(c.misses, u + m + z);
+	} else if (!strncmp(w->variant, "prefault_", 9)) {
+		double u, m, want = 0;
+
+		assert_int_equal(kernel_misses(&k, "user_read_page", &u), 0);
+		assert_int_equal(kernel_misses(&k, "map_pages_page", &m), 0);
+		for (size_t i = 0; i < sizeof(s3_misses) / sizeof(s3_misses[0]); i++)
+			if (!strcmp(s3_misses[i].variant, w->variant))
+				want = SP * (s3_misses[i].user * u + s3_misses[i].around * m);
+		NEAR(c.misses, want);
 	} else {
 		NEAR(c.misses, 0.0);
 	}
@@ -205,7 +298,8 @@ static void test_every_variant(void **state)
 /* Every variant of every shipped scenario (pin_fast excepted: test_scenario covers it) is listed above. */
 static void test_all_variants_listed(void **state)
 {
-	static const char *files[] = {"page_fault", "populate", "mmap", "pft", "locktest", "brk", "malloc"};
+	static const char *files[] = {"page_fault", "populate", "mmap",	  "pft",
+				      "locktest",   "brk",	"malloc", "madv_populate"};
 
 	(void)state;
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
