@@ -485,6 +485,23 @@ out:
 	return rc;
 }
 
+/* Does a curve run under kernel slot @k have a step that costs the [costs] entry @key (compute and
+ * ipi steps are the ones that name a cost: scenario_compile)? */
+static int cost_in_use(const struct run *r, int k, const char *key)
+{
+	for (int c = 0; c < r->ncurves; c++) {
+		const struct scenario *sc = &r->sc[c];
+
+		if (r->kern[c] != &r->ks[k].k)
+			continue;
+		for (int s = 0; s < sc->nsteps; s++)
+			if ((sc->step[s].act == SA_COMPUTE || sc->step[s].act == SA_IPI) &&
+			    (sc->step[s].variants & (1u << r->var[c])) && !strcmp(sc->step[s].name, key))
+				return 1;
+	}
+	return 0;
+}
+
 int run_sens_items(const struct run *r, struct sens_item *items)
 {
 	int n = 0;
@@ -506,9 +523,10 @@ int run_sens_items(const struct run *r, struct sens_item *items)
 		for (int i = 0; i < r->ks[k].prof.nentries && n < RUN_MAX_SENS; i++) {
 			const struct prof_entry *e = &r->ks[k].prof.e[i];
 
-			/* a cost of 0 stays 0 at either factor (its steps are not in the program) */
+			/* a cost of 0 stays 0 at either factor (its steps are not in the program); a cost no
+			 * curve's steps name (one a base profile brings for other scenarios) moves nothing */
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
-			    strcmp(e->section, "costs") || e->num == 0)
+			    strcmp(e->section, "costs") || e->num == 0 || !cost_in_use(r, k, e->key))
 				continue;
 			items[n] = (struct sens_item){.machine = 0, .kslot = k, .entry = i, .policy = -1};
 			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",
