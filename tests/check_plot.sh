@@ -167,7 +167,7 @@ CSV
 	check_png "$dir/plots/t.png"
 	;;
 table)
-	"$mmsim" --cores 256 --scenario has_pinned_write,has_pinned_check --tasks 1,64,256 --events 50000 --seeds 3 \
+	"$mmsim" --cores 256 --scenario has_pinned_write,has_pinned_check --tasks 1,64,256 --events 20000 --seeds 3 \
 		--sensitivity >"$dir/stdout" 2>&1 || {
 		cat "$dir/stdout"
 		bad "the run failed"
