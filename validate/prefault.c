@@ -47,6 +47,7 @@ static enum backing g_backing = B_ANON;
 static int g_shared;
 static enum method g_method = M_TOUCH_WRITE;
 static unsigned long g_bytes = 128 * WIS_MIB;
+static unsigned long g_max_tasks = 1; /* the largest of --tasks: how many regions exist at once */
 
 static const struct wis_opt prefault_opts[] = {
     {"backing", "anon|memfd|hugetlb", "anonymous memory, a memfd, or a memfd of 2 MiB hugetlb pages (default anon)"},
@@ -134,12 +135,11 @@ static int prefault_check(char *why, size_t len)
 		long free_pages, size_kb;
 
 		huge_pages(&free_pages, &size_kb);
-		if (free_pages < (long)(g_bytes / HUGE_BYTES)) {
-			snprintf(
-			    why, len,
-			    "prefault --backing hugetlb: %ld free 2 MiB huge pages, one task needs %lu (reserve them: "
-			    "echo N > /proc/sys/vm/nr_hugepages)",
-			    free_pages < 0 ? 0 : free_pages, g_bytes / HUGE_BYTES);
+		if (free_pages < (long)(g_max_tasks * (g_bytes / HUGE_BYTES))) {
+			snprintf(why, len,
+				 "prefault --backing hugetlb: %ld free 2 MiB huge pages, %lu task(s) need %lu (reserve "
+				 "them: echo N > /proc/sys/vm/nr_hugepages)",
+				 free_pages < 0 ? 0 : free_pages, g_max_tasks, g_max_tasks * (g_bytes / HUGE_BYTES));
 			return 1;
 		}
 		(void)size_kb;
@@ -306,8 +306,24 @@ int main(int argc, char **argv)
 
 	/* the footprint the harness checks against --max-mem-share: the option may come later on the
 	 * command line, so look for it first */
-	for (int i = 1; i + 1 < argc; i++)
+	for (int i = 1; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--size-mib") && prefault_set_opt("size-mib", argv[i + 1]) == 0)
 			b.task_bytes = g_bytes;
+		/* and the huge pages the largest task count needs (the harness checks the list itself) */
+		if (!strcmp(argv[i], "--tasks"))
+			for (const char *p = argv[i + 1]; *p;) {
+				char *end;
+				unsigned long v;
+
+				if (*p < '0' || *p > '9') { /* the ',' and '-' of 1,2,4 or 1-4 */
+					p++;
+					continue;
+				}
+				v = strtoul(p, &end, 10);
+				if (v > g_max_tasks && v < 1000000)
+					g_max_tasks = v;
+				p = end;
+			}
+	}
 	return wis_main(&b, argc, argv);
 }
