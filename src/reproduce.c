@@ -980,8 +980,9 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 		int n = 0, right = 0;
 
 		if (!csv)
-			printf("\n  seed 003's statements, at each size: the published pair, measured and predicted "
-			       "ratio\n");
+			printf("\n  seed 003's statements, at each size: the ratio of the two times, measured and "
+			       "predicted\n  %6s %-12s %-12s %-41s %6s %6s\n",
+			       "MiB", "mapping", "backing", "statement", "meas", "pred");
 		for (int z = 0; z < 3; z++) {
 			static const int sizes[] = {2, 128, 4096};
 
@@ -1013,7 +1014,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 						}
 						double hf, hs, vf, vs, tol;
 
-						say = flat ? "negligible" : "faster";
+						say = flat ? "as fast as" : "faster than";
 						vf = s3_value_digits(s3, sizes[z], mp, bk, fast, &hf);
 						vs = s3_value_digits(s3, sizes[z], mp, bk, slow, &hs);
 						mr = vf / vs;
@@ -1036,7 +1037,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 							       sizes[z], mp, bk, fast, flat ? "no faster" : "faster",
 							       slow, mr, pr, ok ? "right" : "wrong");
 						else
-							printf("  %6d %-12s %-12s %-14s %-10s than %-14s %6.3f %6.3f  "
+							printf("  %6d %-12s %-12s %-14s %-11s %-14s %6.3f %6.3f  "
 							       "%s\n",
 							       sizes[z], mp, bk, fast, say, slow, mr, pr,
 							       ok ? "right" : "WRONG");
