@@ -196,6 +196,10 @@ static int s3_cell_point(const char *mapping, const char *backing, const char *m
 
 #define S3_FIT_MIB 4096
 
+/* the region sizes seed 003 measured, MiB */
+static const int s3_sizes[] = {2, 128, 4096};
+#define S3_NSIZES (int)(sizeof(s3_sizes) / sizeof(s3_sizes[0]))
+
 /* One number of a profile changed for a simulation: [section] key scaled by factor. */
 struct change {
 	int machine; /* 1: the hardware profile; 0: the kernel profile */
@@ -903,7 +907,6 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 			      {"Write", "POPULATE_WRITE"},
 			      {"Read+Write", "Write"},
 			      {"POPULATE_READ", "POPULATE_WRITE"}};
-		static const int sizes[] = {2, 128, 4096};
 		int nr = (int)(sizeof(ratios) / sizeof(ratios[0])), counted = 0, within = 0;
 
 		if (!csv) {
@@ -918,22 +921,22 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 			}
 			printf("\n");
 		}
-		for (int z = 0; z < 3; z++)
+		for (int z = 0; z < S3_NSIZES; z++)
 			for (int m = 0; m < S3_NM; m++)
 				for (int b = 0; b < S3_NB; b++) {
 					const char *mp = s3_mappings[m].csv, *bk = s3_backings[b].csv;
 
 					if (!csv)
-						printf("  %6d %-12s %-12s", sizes[z], mp, bk);
+						printf("  %6d %-12s %-12s", s3_sizes[z], mp, bk);
 					for (int r = 0; r < nr; r++) {
-						double mn = s3_value(s3, sizes[z], mp, bk, ratios[r].num),
-						       md = s3_value(s3, sizes[z], mp, bk, ratios[r].den);
+						double mn = s3_value(s3, s3_sizes[z], mp, bk, ratios[r].num),
+						       md = s3_value(s3, s3_sizes[z], mp, bk, ratios[r].den);
 						double meas = mn / md,
-						       pred = s3_predicted(base, sizes[z], mp, bk, ratios[r].num) /
-							      s3_predicted(base, sizes[z], mp, bk, ratios[r].den);
+						       pred = s3_predicted(base, s3_sizes[z], mp, bk, ratios[r].num) /
+							      s3_predicted(base, s3_sizes[z], mp, bk, ratios[r].den);
 						double e = 100.0 * (pred - meas) / meas;
-						int fitted = s3_fitted(sizes[z], mp, bk, ratios[r].num) &&
-							     s3_fitted(sizes[z], mp, bk, ratios[r].den);
+						int fitted = s3_fitted(s3_sizes[z], mp, bk, ratios[r].num) &&
+							     s3_fitted(s3_sizes[z], mp, bk, ratios[r].den);
 						char cell[48];
 
 						if (isnan(meas)) {
@@ -941,7 +944,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 							    err, MM_EPARSE,
 							    "data/reference/madv_populate_seed003.csv: no %d MiB %s "
 							    "%s row for %s or %s",
-							    sizes[z], mp, bk, ratios[r].num, ratios[r].den);
+							    s3_sizes[z], mp, bk, ratios[r].num, ratios[r].den);
 							goto out;
 						}
 						if (!fitted) {
@@ -952,7 +955,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 							printf("seed003_ratio,%d/%s/%s/%s/%s,%s/"
 							       "%s,generic,1,ratio,%.6g,%.6g,%.1f,%s,"
 							       "\"\"\n",
-							       sizes[z], mp, bk, ratios[r].num, ratios[r].den,
+							       s3_sizes[z], mp, bk, ratios[r].num, ratios[r].den,
 							       points[s3_cell_point(mp, bk, ratios[r].num)].variant,
 							       points[s3_cell_point(mp, bk, ratios[r].den)].variant,
 							       meas, pred, e, role_name(fitted));
@@ -983,9 +986,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 			printf("\n  seed 003's statements, at each size: the ratio of the two times, measured and "
 			       "predicted\n  %6s %-12s %-12s %-41s %6s %6s\n",
 			       "MiB", "mapping", "backing", "statement", "meas", "pred");
-		for (int z = 0; z < 3; z++) {
-			static const int sizes[] = {2, 128, 4096};
-
+		for (int z = 0; z < S3_NSIZES; z++) {
 			for (int m = 0; m < S3_NM; m++)
 				for (int b = 0; b < S3_NB; b++)
 					for (int k = 0; k < 3; k++) {
@@ -1015,14 +1016,14 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 						double hf, hs, vf, vs, tol;
 
 						say = flat ? "as fast as" : "faster than";
-						vf = s3_value_digits(s3, sizes[z], mp, bk, fast, &hf);
-						vs = s3_value_digits(s3, sizes[z], mp, bk, slow, &hs);
+						vf = s3_value_digits(s3, s3_sizes[z], mp, bk, fast, &hf);
+						vs = s3_value_digits(s3, s3_sizes[z], mp, bk, slow, &hs);
 						mr = vf / vs;
 						/* the measured ratio's own uncertainty: the seed prints 3 decimals
 						 * (0.030 against 0.031 ms is a tie) */
 						tol = 0.03 + hf / vf + hs / vs;
-						pr = s3_predicted(base, sizes[z], mp, bk, fast) /
-						     s3_predicted(base, sizes[z], mp, bk, slow);
+						pr = s3_predicted(base, s3_sizes[z], mp, bk, fast) /
+						     s3_predicted(base, s3_sizes[z], mp, bk, slow);
 						if (flat)
 							ok = (fabs(mr - 1) <= tol && fabs(pr - 1) <= 0.03) ||
 							     (mr > 1 + tol && pr > 1.03) || (mr < 1 - tol && pr < 0.97);
@@ -1034,12 +1035,12 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 							printf("seed003_statement,%d/%s/%s/%s %s than "
 							       "%s,,generic,1,ratio,%.6g,%.6g,,"
 							       "predicted,\"%s\"\n",
-							       sizes[z], mp, bk, fast, flat ? "no faster" : "faster",
+							       s3_sizes[z], mp, bk, fast, flat ? "no faster" : "faster",
 							       slow, mr, pr, ok ? "right" : "wrong");
 						else
 							printf("  %6d %-12s %-12s %-14s %-11s %-14s %6.3f %6.3f  "
 							       "%s\n",
-							       sizes[z], mp, bk, fast, say, slow, mr, pr,
+							       s3_sizes[z], mp, bk, fast, say, slow, mr, pr,
 							       ok ? "right" : "WRONG");
 					}
 		}

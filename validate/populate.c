@@ -97,21 +97,6 @@ static void thp_enabled(char *out, size_t len)
 	fclose(f);
 }
 
-/* Try an madvise on a small scratch mapping: 0, or the errno. */
-static int probe_madvise(int advice)
-{
-	size_t len = 2 * 1024 * 1024;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int err = 0;
-
-	if (p == MAP_FAILED)
-		return errno;
-	if (madvise(p, len, advice))
-		err = errno;
-	munmap(p, len);
-	return err;
-}
-
 static int populate_check(char *why, size_t len)
 {
 	char thp[32];
@@ -130,7 +115,7 @@ static int populate_check(char *why, size_t len)
 		return 1;
 	}
 	if (g_method != METHOD_MAP_POPULATE) {
-		err = probe_madvise(g_thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		err = wis_probe_madvise(g_thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 		if (err == EINVAL) {
 			snprintf(why, len, "madvise(%s) returned EINVAL (kernel without THP support?)",
 				 g_thp ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
@@ -140,7 +125,7 @@ static int populate_check(char *why, size_t len)
 	if (g_method == METHOD_MADV_POPULATE_READ || g_method == METHOD_MADV_POPULATE_WRITE) {
 		int read = g_method == METHOD_MADV_POPULATE_READ;
 
-		err = probe_madvise(read ? MADV_POPULATE_READ : MADV_POPULATE_WRITE);
+		err = wis_probe_madvise(read ? MADV_POPULATE_READ : MADV_POPULATE_WRITE);
 		if (err == EINVAL) {
 			snprintf(why, len, "madvise(%s) returned EINVAL (needs Linux 5.14 or later)",
 				 read ? "MADV_POPULATE_READ" : "MADV_POPULATE_WRITE");

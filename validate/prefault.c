@@ -113,10 +113,15 @@ static void huge_pages(long *free_pages, long *size_kb)
 	fclose(f);
 }
 
+/* memfd_create's flags for --backing memfd or hugetlb */
+static unsigned int memfd_flags(void)
+{
+	return MFD_CLOEXEC | (g_backing == B_HUGETLB ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
+}
+
 static int make_memfd(void)
 {
-	unsigned int flags = MFD_CLOEXEC | (g_backing == B_HUGETLB ? MFD_HUGETLB | MFD_HUGE_2MB : 0);
-	int fd = (int)memfd_create("wis_prefault", flags);
+	int fd = (int)memfd_create("wis_prefault", memfd_flags());
 
 	if (fd < 0)
 		return -errno;
@@ -145,8 +150,7 @@ static int prefault_check(char *why, size_t len)
 		(void)size_kb;
 	}
 	if (g_backing != B_ANON) {
-		int fd = (int)memfd_create("wis_prefault_probe",
-					   MFD_CLOEXEC | (g_backing == B_HUGETLB ? MFD_HUGETLB | MFD_HUGE_2MB : 0));
+		int fd = (int)memfd_create("wis_prefault_probe", memfd_flags());
 
 		if (fd < 0) {
 			snprintf(why, len, "memfd_create(%s) failed: %s",
@@ -156,19 +160,15 @@ static int prefault_check(char *why, size_t len)
 		close(fd);
 	}
 	if (g_method == M_POPULATE_READ || g_method == M_POPULATE_WRITE) {
-		void *p = mmap(NULL, WIS_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		int err = 0;
+		int err = wis_probe_madvise(MADV_POPULATE_READ);
 
-		if (p == MAP_FAILED) {
-			snprintf(why, len, "mmap of the probe page failed: %s", strerror(errno));
-			return -1;
-		}
-		if (madvise(p, WIS_PAGE_BYTES, MADV_POPULATE_READ))
-			err = errno;
-		munmap(p, WIS_PAGE_BYTES);
 		if (err == EINVAL) {
 			snprintf(why, len, "madvise(MADV_POPULATE_READ) returned EINVAL (needs Linux 5.14 or later)");
 			return 1;
+		}
+		if (err) {
+			snprintf(why, len, "madvise(MADV_POPULATE_READ) probe failed: %s", strerror(err));
+			return -1;
 		}
 	}
 	return 0;

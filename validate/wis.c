@@ -366,6 +366,20 @@ static unsigned long long meminfo_kb(const char *key)
 	return v;
 }
 
+int wis_probe_madvise(int advice)
+{
+	size_t len = 2 * WIS_MIB;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err = 0;
+
+	if (p == MAP_FAILED)
+		return errno;
+	if (madvise(p, len, advice))
+		err = errno;
+	munmap(p, len);
+	return err;
+}
+
 const char *wis_tmpdir(void)
 {
 	const char *d = getenv("TMPDIR");

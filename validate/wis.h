@@ -95,4 +95,10 @@ int wis_tmpfile(uint64_t size_bytes);
 /* The directory wis_tmpfile() uses. */
 const char *wis_tmpdir(void);
 
+/*
+ * Try madvise(@advice) on a 2 MiB private anonymous scratch mapping, as a check() does before
+ * any task exists: 0, or the errno of the madvise (or of the mmap).
+ */
+int wis_probe_madvise(int advice);
+
 #endif /* WIS_H */
