@@ -2406,6 +2406,23 @@ int scenario_assign_roles(const struct scenario *sc, int ntasks, int *role_of, i
 	return 0;
 }
 
+int scenario_uses_cost(const struct scenario *sc, int v, const char *key)
+{
+	/* live_steps' walk: a block whose opener is not the variant's holds none of its steps */
+	for (int i = 0; i < sc->nsteps; i++) {
+		const struct sc_step *st = &sc->step[i];
+
+		if (!(st->variants & (1u << v))) {
+			if (st->act == SA_ONLY || opens_block(st->act))
+				i = st->match;
+			continue;
+		}
+		if ((st->act == SA_COMPUTE || st->act == SA_IPI) && !strcmp(st->name, key))
+			return 1;
+	}
+	return 0;
+}
+
 void op_counts(const struct program *pr, const char *lock, struct op_counts *c)
 {
 	const struct scenario *sc = pr->sc;

@@ -250,6 +250,10 @@ struct op_counts {
 };
 
 void op_counts(const struct program *pr, const char *lock, struct op_counts *c);
+
+/* Does a step of variant @v name the kernel's [costs] entry @key (its compute and ipi steps: the
+ * ones scenario_compile resolves in [costs])? */
+int scenario_uses_cost(const struct scenario *sc, int v, const char *key);
 /* Visits per op of the program's rarest step that runs at all (1 when every step runs each op):
  * an munmap every 32768 faults gives 1/32768. */
 double program_rarest_visits(const struct program *pr);

@@ -529,56 +529,25 @@ static double find_seed_value(const char *text, const char *id, char *unit, size
 
 /* ---- sensitivity ----------------------------------------------------------------------------- */
 
-/* Does scaling [costs] key of the kernel change the compiled program?  (Unused costs are skipped.) */
-static int cost_used(const struct point *pt, const char *key)
-{
-	struct mm_error err = {0};
-	struct profile kp;
-	struct kernel_profile k;
-	struct scenario sc;
-	struct program a, b;
-	char kname[64];
-	int v, used = 0;
-
-	if (!point_kernel(pt, kname, sizeof(kname), &err) || profile_load(&kp, "kernels", kname, &err))
-		return 0;
-	if (scenario_load(&sc, pt->variant, &v, &err)) {
-		profile_free(&kp);
-		return 0;
-	}
-	if (!kernel_profile_derive(&k, &kp, &err) && !scenario_compile(&sc, v, &k, &a, &err)) {
-		struct prof_entry *e = profile_find(&kp, "costs", key);
-
-		set_num(e, e->num * 2 + 1);
-		if (!kernel_profile_derive(&k, &kp, &err) && !scenario_compile(&sc, v, &k, &b, &err)) {
-			/* a cost of 0 leaves its steps out of the program: then the lengths differ */
-			used = a.n != b.n;
-			for (int i = 0; i < a.n && !used; i++)
-				used = a.insn[i].cycles != b.insn[i].cycles;
-			program_free(&b);
-		}
-		program_free(&a);
-	}
-	scenario_free(&sc);
-	profile_free(&kp);
-	return used;
-}
-
 /* Appends the 0.5x and 2x jobs of every unmeasured number point @p rests on. */
 static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_error *err)
 {
 	const struct point *pt = &points[p];
 	struct machine m;
 	struct profile kp;
+	struct scenario sc;
 	char kname[64];
-	int rc;
+	int v;
 
-	if (!point_kernel(pt, kname, sizeof(kname), err))
+	if (!point_kernel(pt, kname, sizeof(kname), err) || scenario_load(&sc, pt->variant, &v, err))
 		return -1;
-	if ((rc = machine_load(&m, pt->machine, 0, err)))
+	if (machine_load(&m, pt->machine, 0, err)) {
+		scenario_free(&sc);
 		return -1;
-	if ((rc = profile_load(&kp, "kernels", kname, err))) {
+	}
+	if (profile_load(&kp, "kernels", kname, err)) {
 		machine_free(&m);
+		scenario_free(&sc);
 		return -1;
 	}
 	for (int src = 0; src < 2; src++) {
@@ -590,8 +559,9 @@ static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_erro
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
 			    !strcmp(e->key, "jitter"))
 				continue;
-			/* a cost of 0 stays 0 at either factor (its steps are not in the program) */
-			if (src && (strcmp(e->section, "costs") || e->num == 0 || !cost_used(pt, e->key)))
+			/* a cost of 0 stays 0 at either factor (its steps are not in the program); one the
+			 * variant's steps do not name moves nothing */
+			if (src && (strcmp(e->section, "costs") || e->num == 0 || !scenario_uses_cost(&sc, v, e->key)))
 				continue;
 			for (int f = 0; f < 2 && n < cap; f++) {
 				struct job *j = &jobs[n++];
@@ -607,6 +577,7 @@ static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_erro
 	}
 	profile_free(&kp);
 	machine_free(&m);
+	scenario_free(&sc);
 	return n;
 }
 

@@ -485,20 +485,12 @@ out:
 	return rc;
 }
 
-/* Does a curve run under kernel slot @k have a step that costs the [costs] entry @key (compute and
- * ipi steps are the ones that name a cost: scenario_compile)? */
+/* Does a curve run under kernel slot @k have a step that costs the [costs] entry @key? */
 static int cost_in_use(const struct run *r, int k, const char *key)
 {
-	for (int c = 0; c < r->ncurves; c++) {
-		const struct scenario *sc = &r->sc[c];
-
-		if (r->kern[c] != &r->ks[k].k)
-			continue;
-		for (int s = 0; s < sc->nsteps; s++)
-			if ((sc->step[s].act == SA_COMPUTE || sc->step[s].act == SA_IPI) &&
-			    (sc->step[s].variants & (1u << r->var[c])) && !strcmp(sc->step[s].name, key))
-				return 1;
-	}
+	for (int c = 0; c < r->ncurves; c++)
+		if (r->kern[c] == &r->ks[k].k && scenario_uses_cost(&r->sc[c], r->var[c], key))
+			return 1;
 	return 0;
 }
 
