@@ -963,7 +963,14 @@ static int cmd_run(struct opts *o, const char *cmdline, int compare)
 	if (o->plot && (rc = report_plot(o->plot, &ctx, r->curve, r->ncurves, &err)))
 		goto fail;
 	if (compare) {
+		int checked, mismatches;
+
 		if ((rc = print_comparison(r, &ms, &err)))
+			goto fail;
+		/* a CSV of validate/'s with per-op tracepoint counts: the count check too (validate
+		 * prints it itself, after this) */
+		if (!o->from_validate && (rc = validate_counts_of_csv(stdout, o->scenario, o->kernel, o->machine,
+								      o->measured, &checked, &mismatches, &err)))
 			goto fail;
 	} else if (!strcmp(o->format, "csv"))
 		report_csv(stdout, &r->curve[0]);

@@ -1002,7 +1002,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			"profile's [batch] ra_pages)\n",
 			run->tmpdir, run->tmpdir_fs);
 	/* page_fault1's faults tell 4 KiB pages from anonymous mTHP (6.8+) */
-	if (bm && !strcmp(bm->key, "page_fault1") && fault_dir) {
+	if (bm && !strcmp(bm->key, "page_fault1") && fault_dir && !run->stored) {
 		int small, kb = mthp_always_kb(&small), mthp = strstr(run->variant, "_mthp") != NULL;
 
 		if ((fault_dir & 1) && !mthp && (kb > 0 || small))
@@ -1033,5 +1033,63 @@ out:
 	free(text);
 	count_model_free(cm);
 	free(cm);
+	return rc;
+}
+
+int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, const char *machine, const char *csv,
+			   int *checked, int *mismatches, struct mm_error *err)
+{
+	struct validate_req req = {.variant = variant, .kernel = kernel, .machine = machine};
+	struct validate_run *run = calloc(1, sizeof(*run));
+	struct scenario sc;
+	char line[PATH_MAX + 64];
+	FILE *in;
+	int v, rc;
+
+	*checked = *mismatches = 0;
+	if (!run)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	if (!(in = fopen(csv, "r"))) {
+		free(run);
+		return mm_fail(err, MM_EIO, "%s: cannot open: %s", csv, strerror(errno));
+	}
+	/* what validate_measure would have known: the kernel it ran on, and where its file was */
+	while (fgets(line, sizeof(line), in) && line[0] == '#') {
+		char *a = strrchr(line, '(');
+
+		if (!strncmp(line, "#counts ", 8))
+			*checked = 1;
+		else if (!strncmp(line, "# kernel: ", 10))
+			sscanf(line + 10, "%127s", run->kernel_here);
+		else if (!strncmp(line, "# tmpdir: ", 10) && a) {
+			*a = 0;
+			snprintf(run->tmpdir, sizeof(run->tmpdir), "%.*s", (int)strcspn(line + 10, " \n"), line + 10);
+		}
+	}
+	fclose(in);
+	if (!*checked) {
+		free(run);
+		return 0;
+	}
+	if ((rc = scenario_load(&sc, variant, &v, err))) {
+		free(run);
+		return rc;
+	}
+	if (v < 0 && sc.nvar == 1)
+		v = 0;
+	if (v < 0) {
+		scenario_free(&sc);
+		free(run);
+		return mm_fail(err, MM_EINVAL, "compare: '%s' is a scenario; name one of its variants", variant);
+	}
+	snprintf(run->kernel_modelled, sizeof(run->kernel_modelled), "%s", sc.var[v].kernel);
+	snprintf(run->variant, sizeof(run->variant), "%s", sc.var[v].name);
+	scenario_free(&sc);
+	snprintf(run->csv, sizeof(run->csv), "%s", csv);
+	if (run->tmpdir[0])
+		tmpdir_fs_from_csv(run, csv);
+	run->stored = 1;
+	rc = validate_print_counts(f, &req, run, mismatches, err);
+	free(run);
 	return rc;
 }

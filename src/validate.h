@@ -43,6 +43,8 @@ struct validate_run {
 	char tmpdir_fs[64];	/* its filesystem, as the benchmark's CSV names it */
 	const char *tmpdir_how; /* why there: --fs, TMPDIR, or the variant's backing */
 	double seconds;		/* wall time of the benchmark run */
+	int stored;		/* 1: a CSV of an earlier run (compare --measured): this machine's sysfs says
+				 * nothing of the one it ran on */
 };
 
 /* Runs the benchmark of req->variant into out_dir/<variant>-<host>-<yyyymmdd-hhmmss>.csv (UTC; with
@@ -64,5 +66,12 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
  * CSV's '#counts' lines, beside the scenario's own counts.  Sets *mismatches. */
 int validate_print_counts(FILE *f, const struct validate_req *req, const struct validate_run *run, int *mismatches,
 			  struct mm_error *err);
+
+/* compare --measured FILE: the same check for a CSV that validate/ wrote earlier, here or elsewhere,
+ * against @variant under @kernel (NULL: the variant's own) and @machine (for the counts that depend
+ * on timing).  Its kernel and file system come from the CSV's '#' lines.  *@checked: 0 when the CSV
+ * has no '#counts' line (nothing printed). */
+int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, const char *machine, const char *csv,
+			   int *checked, int *mismatches, struct mm_error *err);
 
 #endif

@@ -76,6 +76,24 @@ mmsim_cli(compare_usl_needs_three ok
   ARGS compare --measured ${MMSIM_CAL_DIR}/usl.csv --cores 16 --scenario has_pinned_write
        --fit-tasks 1,2 --mode threads)
 
+# compare on a CSV of validate/'s: the count check of its '#counts' lines against the scenario's
+# own counts (page_fault1: one fault per op), as validate prints it; a count off by half is a
+# MISMATCH.
+mmsim_cli(compare_counts_of_stored_csv ok
+  PATTERNS "^event counts per operation" "^  threads +2 faults +1 +1 +1\\.000  ok$"
+  ARGS compare --measured ${PROJECT_SOURCE_DIR}/data/measured/page_fault1-devvm-20261130.csv
+       --machine icelake-48c --scenario page_fault1_vma_lock --mode threads)
+file(WRITE ${MMSIM_CAL_DIR}/half_faults.csv
+  "# kernel: 6.18.0 #1 SMP x86_64\n"
+  "#counts mode=threads tasks=1 ops=65536 faults_per_op=0.5 mmap_lock_per_op=0 tlb_flushes_per_op=0\n"
+  "tasks,processes,processes_idle,threads,threads_idle,linear\n1,0,0,700000,0,700000\n")
+mmsim_cli(compare_counts_mismatch ok
+  PATTERNS "^  threads +1 faults +0\\.5 +1 +0\\.500  MISMATCH \\(faults\\)$"
+           "1 count\\(s\\) differ: .*or the kernel this machine runs"
+  ARGS compare --measured ${MMSIM_CAL_DIR}/half_faults.csv --machine icelake-48c
+       --scenario page_fault1_vma_lock --mode threads)
+
+
 # --band: the columns, the CSV's '# band:' lines, and the note when no cost carries a range.
 mmsim_cli(band_without_fitted_costs ok
   PATTERNS "band_low +band_high$" "has no \\[fitted\\] cost with a 1-sigma range"
