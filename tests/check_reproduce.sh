@@ -2,11 +2,15 @@
 # mmsim reproduce seeds --format csv: every published seed number has a row,
 # and the bars of issue 3 hold.  The bars are worked out from the predicted
 # column; the published values are only compared with, never used as input.
-#   check_reproduce.sh MMSIM SOURCE_DIR
+#   check_reproduce.sh MMSIM SOURCE_DIR [KEEP.csv]
+# KEEP.csv: the CSV is also written there (the paper's generator test reuses it).
 set -u
 mmsim=$1
 src=$2
 out=$("$mmsim" reproduce seeds --format csv 2>/dev/null) || { echo "FAIL: mmsim reproduce seeds failed"; exit 1; }
+if [ $# -ge 3 ]; then
+	printf '%s\n' "$out" >"$3.tmp" && mv "$3.tmp" "$3" || { echo "FAIL: cannot write $3"; exit 1; }
+fi
 fail=0
 # every id of the reference file has its row
 for id in $(grep -v '^#' "$src/data/reference/seed_measurements.csv" | cut -d, -f1); do

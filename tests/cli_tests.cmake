@@ -434,8 +434,20 @@ mmsim_cli(reproduce_own_choices fail
   PATTERNS "reproduce seeds chooses its own scenarios, machines and task counts"
   ARGS reproduce seeds --machine amd-2s-128c)
 add_test(NAME cli_reproduce_seeds
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900)
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/reproduce_seeds.csv)
+set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900 FIXTURES_SETUP seeds_csv)
+
+# The paper (paper/): its results paragraphs quote numbers only through generated macros, and
+# paper/generate.sh --quick (reusing the CSV above) defines every macro, table and figure it uses.
+add_test(NAME paper_lint COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_paper.sh lint ${PROJECT_SOURCE_DIR})
+set_tests_properties(paper_lint PROPERTIES LABELS fast TIMEOUT 60)
+# (mmsim-bench: bench/, added after tests/; a generator expression resolves it at generate time)
+add_test(NAME paper_generate_quick
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_paper.sh generate ${PROJECT_SOURCE_DIR} $<TARGET_FILE:mmsim>
+          $<TARGET_FILE:mmsim-bench> ${CMAKE_CURRENT_BINARY_DIR}/reproduce_seeds.csv
+          ${CMAKE_CURRENT_BINARY_DIR}/paper_gen)
+set_tests_properties(paper_generate_quick PROPERTIES LABELS model TIMEOUT 600 FIXTURES_REQUIRED seeds_csv)
 
 # ---- mmsim reproduce published ------------------------------------------------
 
