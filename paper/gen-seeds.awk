@@ -7,7 +7,7 @@ $1 == "seed_measurements" {
 }
 $1 == "seed001_profile" { pmeas[$2] = $7; ppred[$2] = $8 }
 $1 == "seed003_ratio" { rmeas[$2] = $7; rpred[$2] = $8 }
-$1 == "seed003_summary" { smeas[$2] = $7; spred[$2] = $8 }
+$1 == "seed003_summary" { smeas[$2] = $7; spred[$2] = $8; if ($2 ~ /^ratios_within_[0-9]+pct$/) { b = $2; gsub(/[^0-9]/, "", b); s3band = b } }
 $1 == "madv_populate_seed003" { s3cells++; if ($10 == "fitted") s3fit++ }
 $1 == "seed003_statement" && $2 ~ / faster than / && $2 !~ / no faster than / { fast++; if ($11 ~ /right/) fastok++ }
 $1 == "seed003_statement" && $2 ~ / no faster than / { slow++; if ($11 ~ /right/) slowok++ }
@@ -35,8 +35,11 @@ END {
 	mac("GSFourRatioPred", sprintf("%.2f", pred["pop-3.6.11-mmap"] / pred["pop-3.6.11-loop"]))
 	mac("GSFourNoneErr", spct(err["pop-3.6.11-none"]))
 	# seed 003: MADV_POPULATE
-	mac("GSThreeRatiosCounted", smeas["ratios_within_25pct"]); mac("GSThreeRatiosWithin", spred["ratios_within_25pct"])
-	mac("GSThreeRatiosPct", pct(100 * spred["ratios_within_25pct"] / smeas["ratios_within_25pct"]))
+	k = "ratios_within_" s3band "pct"
+	if (s3band == "") { print "gen-seeds.awk: no seed003_summary ratios_within_Npct row" > "/dev/stderr"; exit 1 }
+	mac("GSThreeBand", s3band)
+	mac("GSThreeRatiosCounted", smeas[k]); mac("GSThreeRatiosWithin", spred[k])
+	mac("GSThreeRatiosPct", pct(100 * spred[k] / smeas[k]))
 	mac("GSThreeFaster", fast); mac("GSThreeFasterRight", fastok + 0)
 	mac("GSThreeAsFast", slow); mac("GSThreeAsFastRight", slowok + 0)
 	mac("GSThreeCells", s3cells + 0); mac("GSThreeFittedCells", s3fit + 0)

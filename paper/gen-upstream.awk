@@ -1,16 +1,17 @@
 # will-it-scale's own runs against the harness's on one VM: files given in pairs, upstream then
 # harness (runtest.py's CSV columns: tasks,processes,processes_idle,threads,threads_idle,linear),
 # -> macros (stdout) and dir/tab-upstream.tex.  Run with -F, after common.awk.
+# (each file's first line is a '#' line: both writers start with one)
 FNR == 1 { f++; if (f % 2) { name = FILENAME; sub(/.*wis-upstream-/, "", name); sub(/-devvm.*/, "", name); nb++; bn[nb] = name } }
 /^#/ || $1 == "tasks" || $1 == 0 { next }
-f % 2 { up[nb, $1, "p"] = $2; up[nb, $1, "t"] = $4; tk[nb, $1] = 1; next }
+f % 2 { up[nb, $1, "p"] = $2; up[nb, $1, "t"] = $4; tk[nb, $1] = 1; if ($1 > maxk) maxk = $1; next }
 { hs[nb, $1, "p"] = $2; hs[nb, $1, "t"] = $4 }
 END {
 	t = dir "/tab-upstream.tex"
 	tab_open(t, "@{}llrrrr@{}", "benchmark & mode & tasks & will-it-scale & harness & diff.\\ \\%")
 	for (b = 1; b <= nb; b++)
 		for (m = 1; m <= 2; m++)
-			for (k = 1; k <= 2; k++) {
+			for (k = 1; k <= maxk; k++) {
 				mode = m == 1 ? "t" : "p"
 				if (!((b, k) in tk) || !((b, k, mode) in hs) || up[b, k, mode] <= 0) continue
 				d = (hs[b, k, mode] / up[b, k, mode] - 1) * 100

@@ -111,8 +111,8 @@ say "mmsim calibrate $calq --machine $machine --measured-dir $measdir"
 : >"$tmp/compare.txt"
 # benchmark CSV stem -> the variant it is held against (the VM ran 6.18: per-VMA locks)
 while read -r stem variant; do
-	for csv in "$measdir/$stem"-*.csv; do
-		[ -e "$csv" ] || continue
+	# the newest run of each benchmark (a set normally has one; calibrate averages them all)
+	for csv in $(ls "$measdir/$stem"-*.csv 2>/dev/null | tail -n 1); do
 		printf '@@ %s %s %s\n' "$stem" "$variant" "$(basename "$csv")" >>"$tmp/compare.txt"
 		# shellcheck disable=SC2086
 		"$mmsim" compare --measured "$csv" --scenario "$variant" --machine "$machine" --mode both \
@@ -140,8 +140,9 @@ for up in "$measdir"/wis-upstream-*.csv; do
 	[ -e "$up" ] || continue
 	b=${up##*/wis-upstream-}
 	b=${b%%-devvm*}
-	h=$(ls "$measdir/$b"-devvm-*.csv 2>/dev/null | head -n 1)
-	[ -n "$h" ] && pairs="$pairs $up $h"
+	h=$(ls "$measdir/$b"-devvm-*.csv 2>/dev/null | tail -n 1)
+	# gen-upstream.awk pairs the files by their first lines: neither may be empty
+	[ -n "$h" ] && [ -s "$up" ] && [ -s "$h" ] && pairs="$pairs $up $h"
 done
 [ -n "$pairs" ] || { echo "generate.sh: no will-it-scale runs (wis-upstream-*.csv) with harness runs beside them in $measdir" >&2; exit 2; }
 # shellcheck disable=SC2086

@@ -2,8 +2,9 @@
 # The paper's two rules (paper/mmsim.tex):
 #   check_paper.sh lint SOURCE_DIR
 #       no results paragraph (\begin{results} ... \end{results}) has a literal number: results are
-#       quoted only through paper/generate.sh's \G... macros; citations, references, labels and
-#       \rel{release} and \Seed{NNN} names aside.  Also checks that the lint catches a planted number.
+#       quoted only through paper/generate.sh's \G... macros, in digits or in words ("one" aside);
+#       citations, references, labels, \rel{release} and \Seed{NNN} names aside.  Also checks that
+#       the lint catches a planted number.
 #   check_paper.sh generate SOURCE_DIR MMSIM BENCH SEEDS_CSV OUTDIR
 #       paper/generate.sh --quick writes every macro the text uses, every table it inputs and
 #       every figure it includes.
@@ -22,6 +23,10 @@ lint() {
 		gsub(/\\(cite|ref|label|rel|Seed|input|includegraphics|begin|end)(\[[^]]*\])?\{[^}]*\}/, "", s)
 		gsub(/\\G[A-Za-z]+/, "", s)
 		if (s ~ /[0-9]/) { printf "%d: %s\n", NR, $0; bad = 1 }
+		# a number written as a word ("one" aside: an article as often as a number)
+		else if (tolower(s) ~ /(^|[^a-z])(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred|thousand|million|half|quarter|third|twice|double|triple|dozen)([^a-z]|$)/) {
+			printf "%d: %s (a number in words)\n", NR, $0; bad = 1
+		}
 	}
 	line ~ /\\end\{results\}/ { inres = 0 }
 	END { exit bad }' "$1"
@@ -54,6 +59,8 @@ lint)
 	trap 'rm -f "$t"' EXIT
 	printf '%s\n' '\begin{results}' 'mmsim is 42\% off (\GPAbsErr, \cite{seed002}).' '\end{results}' >"$t"
 	if lint "$t" >/dev/null; then echo "FAIL: the lint let a planted '42' through"; exit 1; fi
+	printf '%s\n' '\begin{results}' 'mmsim is off by half.' '\end{results}' >"$t"
+	if lint "$t" >/dev/null; then echo "FAIL: the lint let a planted 'half' through"; exit 1; fi
 	printf '%s\n' '\begin{results}' 'mmsim is \GPAbsErr\% off \cite{seed002} (Table~\ref{tab:x}, \rel{5.13}).' '\end{results}' >"$t"
 	lint "$t" >/dev/null || { echo "FAIL: the lint refused a paragraph of macros, a citation, a reference and a release"; exit 1; }
 	echo "ok: $n results paragraphs of $tex quote numbers only through macros"
