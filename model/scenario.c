@@ -499,7 +499,7 @@ static int parse_variant(struct parser *p)
 	return 0;
 }
 
-static int variant_mask(struct parser *p, int i, uint32_t *mask)
+static int variant_mask(struct parser *p, int i, sc_varmask *mask)
 {
 	char buf[256], *save, *name;
 
@@ -515,11 +515,11 @@ static int variant_mask(struct parser *p, int i, uint32_t *mask)
 
 		if (strpbrk(name, "*?[")) {
 			/* a shell pattern (fnmatch): every variant declared so far that it matches */
-			uint32_t some = 0;
+			sc_varmask some = 0;
 
 			for (v = 0; v < p->sc->nvar; v++)
 				if (!fnmatch(name, p->sc->var[v].name, 0))
-					some |= 1u << v;
+					some |= SC_VBIT(v);
 			if (!some)
 				return perr(p, p->tok[i].col, "'%s' matches no variant declared so far", name);
 			*mask |= some;
@@ -527,7 +527,7 @@ static int variant_mask(struct parser *p, int i, uint32_t *mask)
 		}
 		if ((v = scenario_variant(p->sc, name)) < 0)
 			return perr(p, p->tok[i].col, "unknown variant '%s' (declare it with 'variant' first)", name);
-		*mask |= 1u << v;
+		*mask |= SC_VBIT(v);
 	}
 	return 0;
 }
@@ -680,7 +680,7 @@ static int expand_call(struct parser *p)
 {
 	struct scenario *sc = p->sc;
 	char name[SC_NAME];
-	uint32_t mask = ~0u;
+	sc_varmask mask = ~(sc_varmask)0;
 	int d, rc, first = sc->nsteps, line = p->line, depth = p->depth, i = 2;
 	const char *s, *next = p->next_line;
 
@@ -746,7 +746,7 @@ static int parse_body_line(struct parser *p)
 	st.col = p->tok[0].col;
 	st.fn = -1;
 	st.obj = -1;
-	st.variants = ~0u;
+	st.variants = ~(sc_varmask)0;
 	if (!strcmp(w, "end")) {
 		if ((rc = want_end_of_line(p, 1)))
 			return rc;
@@ -988,7 +988,7 @@ static int close_edit(struct parser *p)
 		return perr(p, p->tok[0].col, "the 'insert' of line %d has no steps (expected them before 'end')",
 			    e->line);
 	for (int s = e->first; s < e->last; s++) {
-		if (!(sc->step[s].variants & (1u << e->variant)))
+		if (!(sc->step[s].variants & SC_VBIT(e->variant)))
 			return mm_fail(p->err, MM_EPARSE,
 				       "%s:%d:%d: a 'when' or 'only' that leaves out variant %s, which the '%s' of "
 				       "line %d edits: the step would never run",
@@ -1065,7 +1065,7 @@ static int parse_base(struct parser *p)
  * it too (scenario_compile's rule).  A define called in two 'only' blocks puts its steps in
  * both, with the bits of both; only one of them runs.
  */
-static void live_steps(const struct scenario *sc, uint32_t bit, unsigned char *live)
+static void live_steps(const struct scenario *sc, sc_varmask bit, unsigned char *live)
 {
 	for (int s = 0; s < sc->nsteps; s++) {
 		const struct sc_step *st = &sc->step[s];
@@ -1128,7 +1128,7 @@ static int apply_edit(struct parser *p, struct sc_edit *e)
 {
 	static const char *const to[] = {"drop", "replace", "insert before", "insert after"};
 	struct scenario *sc = p->sc;
-	uint32_t bit = 1u << e->variant;
+	sc_varmask bit = SC_VBIT(e->variant);
 	int hits = 0, at[2] = {0, 0}, rc = 0;
 	unsigned char *live = malloc((size_t)sc->nsteps);
 
@@ -1222,10 +1222,10 @@ static int derive_variants(struct parser *p)
 
 	for (int v = 0; v < sc->nvar; v++) {
 		for (int s = 0; p->like[v] && s < sc->nsteps; s++)
-			if (sc->step[s].variants & (1u << (p->like[v] - 1)))
-				sc->step[s].variants |= 1u << v;
+			if (sc->step[s].variants & SC_VBIT(p->like[v] - 1))
+				sc->step[s].variants |= SC_VBIT(v);
 			else
-				sc->step[s].variants &= ~(1u << v);
+				sc->step[s].variants &= ~SC_VBIT(v);
 		for (int i = 0; i < p->nedit; i++)
 			if (p->edit[i].variant == v && (rc = apply_edit(p, &p->edit[i])))
 				return rc;
@@ -1300,7 +1300,7 @@ static int parse_line(struct parser *p)
 	}
 	if (!strcmp(w, "footprint")) {
 		struct sc_step st = {0};
-		uint32_t mask = ~0u;
+		sc_varmask mask = ~(sc_varmask)0;
 
 		if (p->ntok < 2)
 			return perr(p, p->tok[0].col + 10, "expected a size after 'footprint' (e.g. 4MiB)");
@@ -1320,7 +1320,7 @@ static int parse_line(struct parser *p)
 			return perr(p, p->tok[0].col, "'footprint' comes after the variants it is for");
 		}
 		for (int v = 0; v < sc->nvar; v++)
-			if (mask & (1u << v))
+			if (mask & SC_VBIT(v))
 				sc->footprint[v] = st.literal;
 		return 0;
 	}
@@ -2135,7 +2135,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 		     struct mm_error *err)
 {
 	int stack[64], depth = 0, rc;
-	uint32_t bit = 1u << variant;
+	sc_varmask bit = SC_VBIT(variant);
 	double v = 0; /* set by named() on success; gcc -O2 can't see that */
 
 	memset(out, 0, sizeof(*out));
@@ -2412,7 +2412,7 @@ int scenario_uses_cost(const struct scenario *sc, int v, const char *key)
 	for (int i = 0; i < sc->nsteps; i++) {
 		const struct sc_step *st = &sc->step[i];
 
-		if (!(st->variants & (1u << v))) {
+		if (!(st->variants & SC_VBIT(v))) {
 			if (st->act == SA_ONLY || opens_block(st->act))
 				i = st->match;
 			continue;

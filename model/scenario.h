@@ -22,7 +22,10 @@
 #include "profile.h"
 
 #define SC_NAME 64
-#define SC_MAX_VARIANTS 32
+#define SC_MAX_VARIANTS 64
+/* a set of variants, bit v for variant v (SC_MAX_VARIANTS bits) */
+typedef uint64_t sc_varmask;
+#define SC_VBIT(v) ((sc_varmask)1 << (v))
 /* 'define NAME ... end' blocks in one scenario file */
 #define SC_MAX_DEFINES 64
 #define SC_MAX_ROLES 8
@@ -105,15 +108,15 @@ struct sc_step {
 	int obj;     /* object index, or -1 */
 	int idx_div; /* 0: not indexed; else index = i / idx_div (1 for [i]) */
 	enum lock_mode mode;
-	char name[SC_NAME]; /* named cost or count, "" if literal */
-	double literal;	    /* literal cost in ns or cycles, count, or bytes */
-	int literal_unit;   /* 0 count, 1 ns, 2 cycles */
-	int exp_dist;	    /* COMPUTE: exponentially distributed with that mean */
-	uint32_t variants;  /* bit v set: the step belongs to variant v */
-	int match;	    /* REPEAT/EVERY/ONLY/AS/CHOOSE: index of the END; END, ELSE: of the opener */
-	int alt1;	    /* 'lock V read else M': M's object index + 1 (0: none) */
-	int role;	    /* AS: the role's index */
-	int alt;	    /* CHOOSE: index of its ELSE (0: none) */
+	char name[SC_NAME];  /* named cost or count, "" if literal */
+	double literal;	     /* literal cost in ns or cycles, count, or bytes */
+	int literal_unit;    /* 0 count, 1 ns, 2 cycles */
+	int exp_dist;	     /* COMPUTE: exponentially distributed with that mean */
+	sc_varmask variants; /* bit v set: the step belongs to variant v */
+	int match;	     /* REPEAT/EVERY/ONLY/AS/CHOOSE: index of the END; END, ELSE: of the opener */
+	int alt1;	     /* 'lock V read else M': M's object index + 1 (0: none) */
+	int role;	     /* AS: the role's index */
+	int alt;	     /* CHOOSE: index of its ELSE (0: none) */
 };
 
 struct scenario {

@@ -651,6 +651,46 @@ static void test_variant_patterns(void **state)
 	scenario_free(&sc);
 }
 
+/* SC_MAX_VARIANTS variants, more than a 32-bit set holds: each step belongs to exactly the variants
+ * its 'when' or 'only' names (v7 and v39 share no bit), a 'like' variant past bit 32 copies its
+ * base's steps, and one more variant is refused at its line. */
+static void test_many_variants(void **state)
+{
+	char *text = malloc(8192), *t;
+	struct scenario sc;
+	struct kern kk;
+	struct program pr;
+	struct mm_error err = {0};
+
+	(void)state;
+	assert_non_null(text);
+	t = text + sprintf(text, "scenario many\n");
+	for (int v = 0; v < SC_MAX_VARIANTS - 1; v++)
+		t += sprintf(t, "variant v%d kernel 5.11 \"%d\"\n", v, v);
+	t += sprintf(t, "variant last like v39 \"copy of v39\"\n");
+	sprintf(t, "field f scope mm\nbegin\n  a load f\n  b load f when v39\n  only v7,v50\n    c load f\n  end\n");
+	parse_ok(&sc, "many.scn", text);
+	assert_int_equal(sc.nvar, SC_MAX_VARIANTS);
+	load_kernel_file(&kk, K511_PATH);
+	for (int v = 0; v < sc.nvar; v++) {
+		int want = 1 + (v == 39 || v == SC_MAX_VARIANTS - 1) + (v == 7 || v == 50);
+
+		compile_ok(&sc, v, &kk.k, &pr);
+		assert_int_equal(pr.n, want);
+		program_free(&pr);
+	}
+	scenario_free(&sc);
+	/* one variant more than the sets hold */
+	t = text + sprintf(text, "scenario toomany\n");
+	for (int v = 0; v <= SC_MAX_VARIANTS; v++)
+		t += sprintf(t, "variant v%d kernel 5.11 \"%d\"\n", v, v);
+	sprintf(t, "field f scope mm\nbegin\n  a load f\n");
+	assert_int_equal(scenario_parse(&sc, "toomany.scn", text, &err), MM_EPARSE);
+	assert_non_null(strstr(err.msg, "too many variants (at most 64)"));
+	profile_free(&kk.p);
+	free(text);
+}
+
 /* ---- compile-time errors: names the kernel profile lacks ----------------- */
 
 /* Locks must pair up within the operation and within each block, in the mode taken. */
@@ -1526,6 +1566,7 @@ int main(void)
 	    cmocka_unit_test(test_when_only),
 	    cmocka_unit_test(test_variant_without_steps),
 	    cmocka_unit_test(test_variant_patterns),
+	    cmocka_unit_test(test_many_variants),
 	    cmocka_unit_test(test_unknown_cost_and_count),
 	    cmocka_unit_test(test_lock_pairs),
 	    cmocka_unit_test(test_load_errors),
