@@ -63,6 +63,8 @@ static const struct bench_map {
      "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
     {"has_pinned", "wis_pin_fast", NULL, 0, NULL, 0, 0},
     {"prefault", "wis_prefault", NULL, 0, NULL, 0, 1},
+    /* madv_populate's variants of Linux 6.18: the same benchmark */
+    {"prefault618", "wis_prefault", NULL, 0, NULL, 0, 1},
 };
 #define NMAP (int)(sizeof(bench_map) / sizeof(bench_map[0]))
 
@@ -527,7 +529,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		argv[na++] = thp ? "on" : "off";
 	}
 	if (bm->cell) {
-		/* prefault_BACKING_MAPPING_METHOD (scenarios/madv_populate.scn) */
+		/* prefault_BACKING_MAPPING_METHOD, or prefault618_... (scenarios/madv_populate.scn) */
 		const char *rest = run->variant + strlen(bm->key) + 1;
 		size_t nb = strcspn(rest, "_"), nm = rest[nb] ? strcspn(rest + nb + 1, "_") : 0;
 
