@@ -20,8 +20,9 @@
 # data/reference/published), `mmsim calibrate` on the newest stored set of one development VM
 # (data/measured/devvm-YYYYMMDD/: the harness's runs and the hardware profile measured on the same
 # VM), `mmsim compare` of each of those runs against its variant under the fitted kernel profile
-# (with the tracepoint counts check), and mmsim-bench.  Timings of mmsim itself (the performance section) are of the machine that runs
-# this script; every other number depends only on the repository.
+# (with the tracepoint counts check), and mmsim-bench.  Timings of mmsim itself (the performance
+# section) are of the machine that runs this script; every other number depends only on the
+# repository.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
