@@ -15,13 +15,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
 #define NR_REGIONS 10
 #define REGION_BYTES (64 * WIS_MIB)
 
@@ -122,20 +115,9 @@ static int populate_check(char *why, size_t len)
 			return 1;
 		}
 	}
-	if (g_method == METHOD_MADV_POPULATE_READ || g_method == METHOD_MADV_POPULATE_WRITE) {
-		int read = g_method == METHOD_MADV_POPULATE_READ;
-
-		err = wis_probe_madvise(read ? MADV_POPULATE_READ : MADV_POPULATE_WRITE);
-		if (err == EINVAL) {
-			snprintf(why, len, "madvise(%s) returned EINVAL (needs Linux 5.14 or later)",
-				 read ? "MADV_POPULATE_READ" : "MADV_POPULATE_WRITE");
-			return 1;
-		}
-		if (err) {
-			snprintf(why, len, "madvise(MADV_POPULATE_*) probe failed: %s", strerror(err));
-			return -1;
-		}
-	}
+	if (g_method == METHOD_MADV_POPULATE_READ || g_method == METHOD_MADV_POPULATE_WRITE)
+		return wis_check_madv_populate(
+		    g_method == METHOD_MADV_POPULATE_READ ? MADV_POPULATE_READ : MADV_POPULATE_WRITE, why, len);
 	return 0;
 }
 

@@ -20,12 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U
 #endif
@@ -159,18 +153,8 @@ static int prefault_check(char *why, size_t len)
 		}
 		close(fd);
 	}
-	if (g_method == M_POPULATE_READ || g_method == M_POPULATE_WRITE) {
-		int err = wis_probe_madvise(MADV_POPULATE_READ);
-
-		if (err == EINVAL) {
-			snprintf(why, len, "madvise(MADV_POPULATE_READ) returned EINVAL (needs Linux 5.14 or later)");
-			return 1;
-		}
-		if (err) {
-			snprintf(why, len, "madvise(MADV_POPULATE_READ) probe failed: %s", strerror(err));
-			return -1;
-		}
-	}
+	if (g_method == M_POPULATE_READ || g_method == M_POPULATE_WRITE)
+		return wis_check_madv_populate(MADV_POPULATE_READ, why, len);
 	return 0;
 }
 

@@ -380,6 +380,22 @@ int wis_probe_madvise(int advice)
 	return err;
 }
 
+int wis_check_madv_populate(int advice, char *why, size_t len)
+{
+	const char *name = advice == MADV_POPULATE_READ ? "MADV_POPULATE_READ" : "MADV_POPULATE_WRITE";
+	int err = wis_probe_madvise(advice);
+
+	if (err == EINVAL) {
+		snprintf(why, len, "madvise(%s) returned EINVAL (needs Linux 5.14 or later)", name);
+		return 1;
+	}
+	if (err) {
+		snprintf(why, len, "madvise(%s) probe failed: %s", name, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 const char *wis_tmpdir(void)
 {
 	const char *d = getenv("TMPDIR");

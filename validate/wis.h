@@ -17,6 +17,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* MADV_POPULATE_READ/WRITE (Linux 5.14) for headers older than the kernel */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 #define WIS_PAGE_BYTES 4096UL
 #define WIS_MIB (1024UL * 1024UL)
 
@@ -100,5 +108,8 @@ const char *wis_tmpdir(void);
  * any task exists: 0, or the errno of the madvise (or of the mmap).
  */
 int wis_probe_madvise(int advice);
+/* A benchmark's check() of MADV_POPULATE_READ or _WRITE (5.14+): 0 when the kernel takes it; 1 with
+ * the reason in @why when it refuses it (EINVAL: skip the benchmark); -1 with the error otherwise. */
+int wis_check_madv_populate(int advice, char *why, size_t len);
 
 #endif /* WIS_H */
