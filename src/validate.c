@@ -1064,7 +1064,10 @@ int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, con
 		else if (!strncmp(line, "# kernel: ", 10))
 			sscanf(line + 10, "%127s", run->kernel_here);
 		else if (!strncmp(line, "# tmpdir: ", 10) && a) {
-			*a = 0;
+			/* '# tmpdir: DIR (FS)', as validate_csv_backing reads it */
+			char *b = strrchr(a, ')');
+
+			snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "%.*s", b ? (int)(b - a - 1) : 0, a + 1);
 			snprintf(run->tmpdir, sizeof(run->tmpdir), "%.*s", (int)strcspn(line + 10, " \n"), line + 10);
 		}
 	}
@@ -1088,8 +1091,8 @@ int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, con
 	snprintf(run->variant, sizeof(run->variant), "%s", sc.var[v].name);
 	scenario_free(&sc);
 	snprintf(run->csv, sizeof(run->csv), "%s", csv);
-	if (run->tmpdir[0])
-		tmpdir_fs_from_csv(run, csv);
+	if (run->tmpdir[0] && !run->tmpdir_fs[0])
+		snprintf(run->tmpdir_fs, sizeof(run->tmpdir_fs), "unknown");
 	run->stored = 1;
 	rc = validate_print_counts(f, &req, run, mismatches, err);
 	free(run);
