@@ -8,7 +8,8 @@ set -eu
 mmsim=$1 src=$2 dir=$3/average
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir/one" "$dir/two"
-for p in page_fault1- populate-none-thpoff- populate-loop-thpon- populate-madv_populate_write-thpon-; do
+for p in page_fault1- populate-none-thpoff- populate-loop-thpon- populate-madv_populate_write-thpon- \
+	populate-madv_populate_write-thpoff- populate-madv_populate_read-thpoff-; do
 	f=$(ls "$src/data/measured/$p"*.csv | sort | tail -1)
 	cp "$f" "$dir/one/"
 	cp "$f" "$dir/two/"
@@ -19,7 +20,7 @@ for p in page_fault1- populate-none-thpoff- populate-loop-thpon- populate-madv_p
 	awk -F, -v OFS=, '/^[0-9]/ { $2 = $2 * 1.1; $4 = $4 * 1.1 } { print }' "$f" >"$dir/two/$second"
 	[ "$p" = page_fault1- ] && newest=$dir/two/$second
 done
-# --accept-disturbed: the averaging is checked, not the fit (whose loose touch_thp ends at a bound)
+# --accept-disturbed: the averaging is checked, not the fit (a quick fit may end a cost at a bound)
 "$mmsim" calibrate --quick --machine local --measured-dir "$dir/one" --accept-disturbed >"$dir/one.out" 2>&1 ||
 	fail "one: $(tail -3 "$dir/one.out")"
 "$mmsim" calibrate --quick --machine local --measured-dir "$dir/two" --accept-disturbed >"$dir/two.out" \

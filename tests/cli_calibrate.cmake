@@ -29,7 +29,7 @@ mmsim_cli(calibrate_in_help ok
 # From this machine's earlier runs (data/measured), quick fit: the fitted kernel profile must be
 # accepted by --kernel and show its [fitted] costs with their provenance; the report holds the
 # held-out 2-task points as predictions and says why the USL is not shown with one training count.
-# (--accept-disturbed: the quick fit leaves the loose touch_thp at the bound of its search, which
+# (--accept-disturbed: the stored runs have training points measured beside other load, which
 # without it is not published.)
 mmsim_cli(calibrate_from_measured ok LABEL harness
   PATTERNS "fault_entry_exit +450 +[0-9]+ " "page_fault1_vma_lock +2 .* prediction$"
@@ -47,7 +47,7 @@ set_tests_properties(cli_calibrate_kernel_accepted PROPERTIES FIXTURES_REQUIRED 
 # both profiles accepted by --machine and --kernel.  A test of the pipeline, not of the machine's
 # quiet: --accept-disturbed, so that other load here marks the profiles instead of failing it.
 mmsim_cli(calibrate_here ok LABEL harness
-  PATTERNS "measuring this machine" "benchmark 4/4" "written: "
+  PATTERNS "measuring this machine" "benchmark 6/6" "written: "
   ARGS calibrate --quick --out-machine ${MMSIM_CAL_DIR}/here_machine.conf
        --out-kernel ${MMSIM_CAL_DIR}/here_kernel.conf --force --accept-disturbed)
 # not RUN_SERIAL: the load of the tests beside it only marks the profiles
@@ -127,7 +127,8 @@ file(WRITE ${MMSIM_CAL_DIR}/calibrate_disturbed.sh [=[
 mmsim=$1 src=$2 dir=$3/disturbed-$4 mode=$4
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir/csv" || exit 1
-for p in page_fault1- populate-none-thpoff- populate-loop-thpon- populate-madv_populate_write-thpon-; do
+for p in page_fault1- populate-none-thpoff- populate-loop-thpon- populate-madv_populate_write-thpon- \
+	populate-madv_populate_write-thpoff- populate-madv_populate_read-thpoff-; do
   cp "$(ls "$src/data/measured/$p"*.csv | sort | tail -1)" "$dir/csv/"
 done
 f=$(ls "$dir"/csv/page_fault1-*.csv)
@@ -161,7 +162,7 @@ accept)
   [ "$rc" -eq 0 ] || fail "--accept-disturbed: exit status $rc"
   grep -q '^# UNTRUSTED: written with --accept-disturbed: 1 training point' "$dir/k.conf" ||
     fail "the profile's header does not say it is untrusted"
-  [ "$(grep -c '^# UNTRUSTED: fitted to runs beside other load' "$dir/k.conf")" -eq 4 ] ||
+  [ "$(grep -c '^# UNTRUSTED: fitted to runs beside other load' "$dir/k.conf")" -eq 5 ] ||
     fail "not every fitted entry is marked: $(grep -B1 '^# \[fitted\]' "$dir/k.conf")"
   out=$("$mmsim" --cores 2 --kernel "$dir/k.conf" --scenario page_fault1_vma_lock --tasks 1,2 --band 2>&1)
   printf '%s\n' "$out"

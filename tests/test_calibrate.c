@@ -42,13 +42,15 @@ static const char *const measured_csv[CALIB_NBENCH] = {
     "populate-none-thpoff-devvm-20261201.csv",
     "populate-loop-thpon-devvm-20261201.csv",
     "populate-madv_populate_write-thpon-devvm-20261201.csv",
+    "populate-madv_populate_write-thpoff-devvm-20261201.csv",
+    "populate-madv_populate_read-thpoff-devvm-20261201.csv",
 };
 
 /* The training points: every benchmark at 1 and at 2 threads. */
 #define NPTS (2 * CALIB_NBENCH)
 
 /* Known costs (cycles), away from the base profile's, which is where the fit starts. */
-static const double truth[CALIB_NPARAM] = {2500, 6000, 150000, 20000};
+static const double truth[CALIB_NPARAM] = {2500, 6000, 150000, 1500, 1000};
 
 struct world {
 	struct machine m;
@@ -99,7 +101,11 @@ static void points_with_noise(struct world *w, uint64_t seed, int repeats)
 		snprintf(path, sizeof(path), "%s/data/measured/%s", MMSIM_SOURCE_DIR, measured_csv[b]);
 		w->pts[i] = (struct calib_point){.bench = b, .mode = SC_THREADS, .ntasks = n, .train = 1};
 		assert_int_equal(calib_point_sigma(path, SC_THREADS, n, &w->pts[i].sigma, &w->err), 0);
-		assert_true(w->pts[i].sigma >= 0.005 && w->pts[i].sigma < 0.2);
+		/*
+		 * a sane spread: the THP-off MADV_POPULATE runs' two threads serialise on mmap_lock and
+		 * their makespans scatter (one round of five took 0.93 s against 0.27-0.33 s), up to ~30%
+		 */
+		assert_true(w->pts[i].sigma >= 0.005 && w->pts[i].sigma < 0.5);
 		w->pts[i].sigma /= sqrt(repeats);
 	}
 	assert_int_equal(calib_predict(&w->cm, truth, w->pts, NPTS, pred, &w->err), 0);
@@ -175,9 +181,15 @@ static int recovers_or_flags(struct world *w, uint64_t seed, int repeats, int re
 			assert_true(p->reason[0] != 0);
 		}
 	}
-	/* the fault path dominates page_fault1, THP allocation populate: both are bounded */
+	/*
+	 * the fault path dominates page_fault1, THP allocation populate: both are bounded; the THP-off
+	 * MADV_POPULATE_READ and _WRITE runs (GUP faults, no trap; the zero page, then new pages) tell
+	 * handle_mm_fault and alloc_page from the trap and from each other
+	 */
 	assert_true(r.param[0].identifiable);
 	assert_true(r.param[2].identifiable);
+	assert_true(r.param[3].identifiable);
+	assert_true(r.param[4].identifiable);
 	return nrecovered;
 }
 
