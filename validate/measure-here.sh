@@ -2,8 +2,9 @@
 # measure-here.sh: the small-machine run whose CSVs are kept in
 # data/measured/: every benchmark at 1 and 2 tasks, processes then
 # threads, will-it-scale's 2 s warm-up + 5 s measurement (populate: one
-# warm-up round + 5 measured rounds), with per-op perf counts.  About
-# 5 minutes on a quiet 2-vCPU VM.
+# warm-up round + 5 measured rounds), with per-op perf counts, then seed
+# 003's 30 prefault cells (0.5 s warm-up + 2 s).  About 12 minutes on a
+# quiet 2-vCPU VM.
 #
 # Development VMs are shared, so each benchmark is checked after it ran:
 # every point must have other_cpus <= 0.10 (busy CPU time not charged to
@@ -129,5 +130,15 @@ for thp in off on; do
 		[ $m = none ] && [ $thp = on ] && continue
 		run "populate-$m-thp$thp" wis_populate --method $m --thp $thp \
 			--warmup 0.001 --rounds 5
+	done
+done
+# seed 003's cells (scenarios/madv_populate.scn): 128 MiB, ten prefaults per op;
+# hugetlb needs 2 MiB pages reserved (vm.nr_hugepages >= 64 per task), else skipped
+for backing in anon memfd hugetlb; do
+	for mapping in private shared; do
+		for m in touch_read touch_write touch_read_write populate_read populate_write; do
+			run "prefault-$backing-$mapping-$m" wis_prefault --backing $backing \
+				--mapping $mapping --method $m --warmup 0.5 --duration 2
+		done
 	done
 done
