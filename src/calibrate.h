@@ -37,7 +37,7 @@ struct calib_bench {
 #define CALIB_NBENCH 6
 extern const struct calib_bench calib_benches[CALIB_NBENCH];
 
-/* The kernel path costs fitted by default: the ones the 1-task runs constrain, and one they barely do. */
+/* The kernel path costs fitted: the ones the 1-task runs of calib_benches constrain (src/calibrate.c). */
 #define CALIB_NPARAM 5
 extern const char *const calib_param_names[CALIB_NPARAM];
 
