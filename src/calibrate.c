@@ -532,7 +532,9 @@ int calib_usl_baseline(const struct measured *ms, int mode, const int *train, st
 		return 0;
 	}
 	if (usl_fit(n, x, k, u, &err)) {
-		snprintf(why, whylen, "USL baseline not shown: %s", err.msg);
+		/* a shorter message is still the reason (the caller's buffer is a report line's) */
+		if (snprintf(why, whylen, "USL baseline not shown: %s", err.msg) >= (int)whylen && whylen > 4)
+			strcpy(why + whylen - 4, "...");
 		return 0;
 	}
 	return 1;
