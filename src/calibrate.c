@@ -122,6 +122,7 @@ int calib_model_init(struct calib_model *cm, const struct machine *m, const char
 	if (rc)
 		goto fail;
 	cm->nparam = CALIB_NPARAM;
+	cm->restarts = 4;
 	for (int j = 0; j < CALIB_NPARAM; j++) {
 		struct prof_entry *e = profile_find(&cm->kprof, "costs", calib_param_names[j]);
 
@@ -284,7 +285,7 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
 		 * the misfit exceeds its degrees of freedom, start again (a fresh, large simplex)
 		 * from the best point, as long as that helps.
 		 */
-		for (int again = 0; again < 4 && r->chi2 > fmax(1, r->dof); again++) {
+		for (int again = 0; again < cm->restarts && r->chi2 > fmax(1, r->dof); again++) {
 			struct fit_result r2;
 
 			for (int j = 0; j < cm->nparam; j++)
@@ -1645,6 +1646,12 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	cm.seed = o->seed ? o->seed : 1;
 	cm.max_evals = 400;
 	cm.refit_evals = 120; /* the synthetic recovery test: 40 made a weak cost's range too narrow */
+	if (o->quick) {
+		/* a smoke test of the pipeline: a shorter search, not restarted */
+		cm.max_evals = 150;
+		cm.refit_evals = 40;
+		cm.restarts = 0;
+	}
 	{
 		int ntrain = 0;
 

@@ -65,6 +65,7 @@ struct calib_model {
 	uint64_t seed;
 	int max_evals;	 /* the first fit, without refitting along profiles (0: fit.c's default) */
 	int refit_evals; /* then from its best point, with the profiles refitted: per minimisation */
+	int restarts;	 /* fresh simplexes from the best point while chi2 exceeds its dof (init: 4) */
 };
 
 /*
