@@ -103,7 +103,8 @@ static const struct opt_def opt_table[] = {
      "calibrate: take the harness's CSVs from DIR (e.g. data/measured) instead of running them; several "
      "CSVs of one benchmark are invocations, averaged point by point; reproduce published: DIR's curves.csv "
      "and points.csv instead of the built-in suite"},
-    {"quick", O_FLAG, OFF(quick), NULL, NULL, "calibrate: mmsim-measure --quick, short runs and a short fit (a smoke test)"},
+    {"quick", O_FLAG, OFF(quick), NULL, NULL,
+     "calibrate: mmsim-measure --quick, short runs and a short fit (a smoke test)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
     {"max-work", O_DBL, OFF(max_work), "W", "1e11, tens of minutes of one core",
