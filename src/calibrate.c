@@ -1342,9 +1342,10 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 	}
 	sb_printf(
 	    &b,
-	    "# fitted on: threads points at tasks %s of the six benchmarks; chi2 %.3g for %d degree(s) of freedom; "
+	    "# fitted on: threads points at tasks %s of the %d benchmarks; chi2 %.3g for %d degree(s) of freedom; "
 	    "%d model evaluations; %s\n",
-	    train, fr->chi2, fr->dof, fr->evals, fr->converged ? "converged" : "NOT converged (max evaluations)");
+	    train, CALIB_NBENCH, fr->chi2, fr->dof, fr->evals,
+	    fr->converged ? "converged" : "NOT converged (max evaluations)");
 	for (int j = 0; j < cm->nparam; j++)
 		nbound += c->at_bound[j];
 	if (c->untrusted)

@@ -120,7 +120,7 @@ mmsim_cli(calibrate_keeps_existing_output fail
        --out-kernel ${MMSIM_CAL_DIR}/existing.conf)
 
 # calibrate_disturbed.sh MMSIM SOURCE_DIR WORK_DIR refuse|accept|bound: data/measured's CSVs of the
-# four benchmarks, with page_fault1's threads point at 1 task (a training point) measured beside
+# six benchmarks, with page_fault1's threads point at 1 task (a training point) measured beside
 # other load (other_cpus 0.50; refuse, accept), or 1000 times slower than measured, which puts
 # fault_entry_exit at the bound of its search (bound).
 file(WRITE ${MMSIM_CAL_DIR}/calibrate_disturbed.sh [=[
