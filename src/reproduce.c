@@ -192,7 +192,8 @@ static int s3_cell_point(const char *mapping, const char *backing, const char *m
  */
 #define S3_UNTIMED                                                                                          \
 	"vm_mmap_pgoff mmap_region madvise_dontneed_single_vma zap_pte_range release_pages tlb_finish_mmu " \
-	"vfs_fallocate unmap_mapping_range shmem_undo_range hugetlbfs_punch_hole __do_munmap unmap_region"
+	"tlb_flush_mmu tlb_flush_mmu_tlbonly vfs_fallocate unmap_mapping_range shmem_undo_range "           \
+	"hugetlbfs_punch_hole __do_munmap unmap_region"
 
 #define S3_FIT_MIB 4096
 

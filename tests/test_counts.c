@@ -34,6 +34,11 @@
 #define SR 10.0
 #define SPT (SP / 512 * PG)
 #define HUGE 2097152.0
+/* seed 003's TLB flushes per op (6.18 and 5.11 alike): ten discards, each zapping the region (the
+ * first, which zaps nothing, stands for the munmap's).  A dirty shmem page flushes at the end of its
+ * PTE table (SP / 512 a round); other pages wait in the mmu_gather batch, flushed every TLB_B pages
+ * and at tlb_finish_mmu; zero-page PTEs only at tlb_finish_mmu; a private memfd's COW copies are not
+ * unmapped by its hole punch.  Every COW flushes its page; a hugetlb hole punch flushes once. */
 
 struct want {
 	const char *variant;
@@ -155,112 +160,127 @@ static const struct want wants[] = {
     /* madv_populate (seed 003), per op: mmap and munmap take mmap_lock for write; a discard of
        anonymous memory (9, and the munmap's) takes it for read; a user fault's trylock, a GUP round's
        lock.  Private anonymous: every round faults every page (zero page, or a page cleared) */
-    {"prefault_anon_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, 0, SPT},
-    {"prefault_anon_private_touch_write", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, 0, SPT + SR *SP *PG},
+    {"prefault_anon_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, SR, SPT},
+    {"prefault_anon_private_touch_write", "mm.mmap_lock", SR *SP, SR *SP + 10, 2, 12, SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
     /* the load faults in the zero page, the store copies it (alloc_zeroed: one page cleared) */
-    {"prefault_anon_private_touch_read_write", "mm.mmap_lock", 2 * SR *SP, 2 * SR *SP + 10, 2, 12, 0, SPT + SR *SP *PG},
-    {"prefault_anon_private_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT},
+    {"prefault_anon_private_touch_read_write", "mm.mmap_lock", 2 * SR *SP, 2 * SR *SP + 10, 2, 12,
+     SR *SP + SR *SP / TLB_B + SR, SPT + SR *SP *PG},
+    {"prefault_anon_private_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, SR, SPT},
     /* GUP: the follow that misses, the fault, the follow that finds it: 3 PTE-lock rounds a page */
-    {"prefault_anon_private_populate_read", "pte_lock", 0, 0, 3 * SR *SP, 3 * SR *SP, 0, SPT},
-    {"prefault_anon_private_populate_write", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT + SR *SP *PG},
+    {"prefault_anon_private_populate_read", "pte_lock", 0, 0, 3 * SR *SP, 3 * SR *SP, SR, SPT},
+    {"prefault_anon_private_populate_write", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
     /* shared anonymous (shmem): pages allocated in round 1 only, MADV_DONTNEED keeps them; rounds 2-10
        of reads fault once per 16 pages (fault-around); round 1's writes each retry the fault under a
        mmap_lock taken again (a blocking lock), later rounds' find the pages dirty */
-    {"prefault_anon_shared_touch_read", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12, 0,
+    {"prefault_anon_shared_touch_read", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12,
+     SR *SP / TLB_B + SR, SPT + SP *PG},
+    {"prefault_anon_shared_touch_write", "mm.mmap_lock", SR *SP, SR *SP + SP + 10, 2, 2 + SP + 10, SR *SP / 512,
      SPT + SP *PG},
-    {"prefault_anon_shared_touch_write", "mm.mmap_lock", SR *SP, SR *SP + SP + 10, 2, 2 + SP + 10, 0, SPT + SP *PG},
-    {"prefault_anon_shared_touch_read_write", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12, 0,
+    {"prefault_anon_shared_touch_read_write", "mm.mmap_lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 2, 12,
+     SR *SP / 512, SPT + SP *PG},
+    {"prefault_anon_shared_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, SR *SP / TLB_B + SR,
      SPT + SP *PG},
-    {"prefault_anon_shared_populate_read", "mm.mmap_lock", 0, SR + 10, 2, 2 + SR + 10, 0, SPT + SP *PG},
     /* round 1: 3 PTE-lock rounds a page, and one more in 15 of 16 faults, whose fault-around finds a
        page of its window cached; rounds 2-10: per window the follow that misses and
        filemap_map_pages, then a follow per page */
     {"prefault_anon_shared_populate_read", "pte_lock", 0, 0, 3 * SP + 15 * SP / 16 + 9 * (SP / 8 + SP),
-     3 * SP + 15 * SP / 16 + 9 * (SP / 8 + SP), 0, SPT + SP *PG},
-    {"prefault_anon_shared_populate_write", "mm.mmap_lock", 0, SR + SP + 10, 2, 2 + SR + SP + 10, 0, SPT + SP *PG},
+     3 * SP + 15 * SP / 16 + 9 * (SP / 8 + SP), SR *SP / TLB_B + SR, SPT + SP *PG},
+    {"prefault_anon_shared_populate_write", "mm.mmap_lock", 0, SR + SP + 10, 2, 2 + SR + SP + 10, SR *SP / 512,
+     SPT + SP *PG},
     /* shared memfd: the hole punch frees every page, every round allocates (no mmap_lock in a
        fallocate); every write retries */
-    {"prefault_memfd_shared_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
     /* shmem_add_to_page_cache per page and round; shmem_undo_range per page at each of the 9 hole
        punches and the munmap's */
-    {"prefault_memfd_shared_touch_read", "file.i_pages", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, 0, SPT + SR *SP *PG},
-    {"prefault_memfd_shared_touch_write", "mm.mmap_lock", SR *SP, 2 * SR *SP, 2, 2 + SR *SP, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_read", "file.i_pages", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_write", "mm.mmap_lock", SR *SP, 2 * SR *SP, 2, 2 + SR *SP, SR *SP / 512,
+     SPT + SR *SP *PG},
     /* the PTE set, and the retried fault's look at it */
-    {"prefault_memfd_shared_touch_write", "pte_lock", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, 0, SPT + SR *SP *PG},
-    {"prefault_memfd_shared_touch_read_write", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault_memfd_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
-    {"prefault_memfd_shared_populate_write", "mm.mmap_lock", 0, SR + SR *SP, 2, 2 + SR + SR *SP, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_write", "pte_lock", SR *SP, 0, 2 * SR *SP, 2 * SR *SP, SR *SP / 512,
+     SPT + SR *SP *PG},
+    {"prefault_memfd_shared_touch_read_write", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, SR *SP / 512, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
+    {"prefault_memfd_shared_populate_write", "mm.mmap_lock", 0, SR + SR *SP, 2, 2 + SR + SR *SP, SR *SP / 512,
+     SPT + SR *SP *PG},
     /* private memfd: reads map page-cache pages, which every hole punch unmaps; a write's COW copy
        survives it, so only round 1 faults (a page-cache page cleared and a copy: 2 pages) */
-    {"prefault_memfd_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_private_touch_read", "mm.mmap_lock", SR *SP, SR *SP, 2, 2, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
     {"prefault_memfd_private_touch_write", "mm.mmap_lock", SP, SP, 2, 2, 0, SPT + 2 * SP *PG},
-    {"prefault_memfd_private_touch_read_write", "mm.mmap_lock", 2 * SP, 2 * SP, 2, 2, 0, SPT + 2 * SP *PG},
-    {"prefault_memfd_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
+    {"prefault_memfd_private_touch_read_write", "mm.mmap_lock", 2 * SP, 2 * SP, 2, 2, SP, SPT + 2 * SP *PG},
+    {"prefault_memfd_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
     {"prefault_memfd_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + 2 * SP *PG},
     /* round 1: 3 PTE-lock rounds a page; rounds 2-10: one follow a page */
     {"prefault_memfd_private_populate_write", "pte_lock", 0, 0, 3 * SP + 9 * SP, 3 * SP + 9 * SP, 0, SPT + 2 * SP *PG},
     /* hugetlb: every round faults every 2 MiB page (the hole punch unmaps private pages too); a
        private read then write takes a second fault (hugetlb_cow keeps the page) */
-    {"prefault_hugetlb_private_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_private_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_private_touch_read_write", "mm.mmap_lock", 2 * SR *SH, 2 * SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_private_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_private_touch_read_write", "mm.mmap_lock", 2 * SR *SH, 2 * SR *SH, 2, 2, SR, SR *SH *HUGE},
     /* every hugetlb fault takes i_mmap_rwsem for read */
-    {"prefault_hugetlb_private_touch_read_write", "file.i_mmap_rwsem", 2 * SR *SH, 2 * SR *SH, 0, 2 * SR *SH, 0,
+    {"prefault_hugetlb_private_touch_read_write", "file.i_mmap_rwsem", 2 * SR *SH, 2 * SR *SH, 0, 2 * SR *SH, SR,
      SR *SH *HUGE},
     /* the read fault's region_chg and region_add, the write fault's vma_needs_reservation and
        vma_end_reservation */
-    {"prefault_hugetlb_private_touch_read_write", "hugetlb.resv_lock", 2 * SR *SH, 0, 4 * SR *SH, 4 * SR *SH, 0,
+    {"prefault_hugetlb_private_touch_read_write", "hugetlb.resv_lock", 2 * SR *SH, 0, 4 * SR *SH, 4 * SR *SH, SR,
      SR *SH *HUGE},
-    {"prefault_hugetlb_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
     /* a private write checks the reservation twice more: 4 rounds of its lock */
-    {"prefault_hugetlb_private_populate_write", "hugetlb.resv_lock", 0, 0, 4 * SR *SH, 4 * SR *SH, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_shared_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_shared_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_private_populate_write", "hugetlb.resv_lock", 0, 0, 4 * SR *SH, 4 * SR *SH, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_touch_read", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_touch_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, SR, SR *SH *HUGE},
     /* the shared mapping's entry is writable: no second fault */
-    {"prefault_hugetlb_shared_touch_read_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_shared_populate_read", "hugetlb.resv_lock", 0, 0, 2 * SR *SH, 2 * SR *SH, 0, SR *SH *HUGE},
-    {"prefault_hugetlb_shared_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_touch_read_write", "mm.mmap_lock", SR *SH, SR *SH, 2, 2, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_read", "hugetlb.resv_lock", 0, 0, 2 * SR *SH, 2 * SR *SH, SR, SR *SH *HUGE},
+    {"prefault_hugetlb_shared_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
     /* madv_populate's 6.18 variants (doc/madv-populate-6.18-locks.md's table), per op: mmap and munmap
        for write; user faults and MADV_DONTNEED under the per-VMA lock, no mmap_lock; one trylock for
        the anon_vma at a private mapping's first write fault (any first fault of a private hugetlb
        mapping); a GUP round's lock, plus one lock per page whose fault dropped it (a new shared shmem
        page written through GUP) and one more after such a round.  Faults and bytes as 5.11's. */
-    {"prefault618_anon_private_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT},
-    {"prefault618_anon_private_touch_write", "mm.mmap_lock", SR *SP, 1, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault618_anon_private_touch_read_write", "mm.mmap_lock", 2 * SR *SP, 1, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault618_anon_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT},
-    {"prefault618_anon_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
-    {"prefault618_anon_shared_touch_read", "mm.mmap_lock", SP + 9 * SP / 16, 0, 2, 2, 0, SPT + SP *PG},
-    {"prefault618_anon_shared_touch_read_write", "mm.mmap_lock", SP + 9 * SP / 16, 0, 2, 2, 0, SPT + SP *PG},
+    {"prefault618_anon_private_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, SR, SPT},
+    {"prefault618_anon_private_touch_write", "mm.mmap_lock", SR *SP, 1, 2, 2, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
+    {"prefault618_anon_private_touch_read_write", "mm.mmap_lock", 2 * SR *SP, 1, 2, 2, SR *SP + SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
+    {"prefault618_anon_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SPT},
+    {"prefault618_anon_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
+    {"prefault618_anon_shared_touch_read", "mm.mmap_lock", SP + 9 * SP / 16, 0, 2, 2, SR *SP / TLB_B + SR,
+     SPT + SP *PG},
+    {"prefault618_anon_shared_touch_read_write", "mm.mmap_lock", SP + 9 * SP / 16, 0, 2, 2, SR *SP / 512, SPT + SP *PG},
     /* the faults and MADV_DONTNEED take the VMA's lock instead: every fault, every discard */
     {"prefault618_anon_shared_touch_read", "vma.lock", SP + 9 * SP / 16, SP + 9 * SP / 16 + 10, 0,
-     SP + 9 * SP / 16 + 10, 0, SPT + SP *PG},
-    {"prefault618_anon_shared_touch_write", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT + SP *PG},
-    {"prefault618_anon_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SP *PG},
-    {"prefault618_anon_shared_populate_write", "mm.mmap_lock", 0, SR + SP + 1, 2, 2 + SR + SP + 1, 0, SPT + SP *PG},
-    {"prefault618_memfd_shared_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault618_memfd_shared_touch_write", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault618_memfd_shared_touch_read_write", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT + SR *SP *PG},
-    {"prefault618_memfd_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
-    {"prefault618_memfd_shared_populate_write", "mm.mmap_lock", 0, SR + SR *SP + SR, 2, 2 + SR + SR *SP + SR, 0,
-     SPT + SR *SP *PG},
-    {"prefault618_memfd_private_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, 0, SPT + SR *SP *PG},
+     SP + 9 * SP / 16 + 10, SR *SP / TLB_B + SR, SPT + SP *PG},
+    {"prefault618_anon_shared_touch_write", "mm.mmap_lock", SR *SP, 0, 2, 2, SR *SP / 512, SPT + SP *PG},
+    {"prefault618_anon_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR, SPT + SP *PG},
+    {"prefault618_anon_shared_populate_write", "mm.mmap_lock", 0, SR + SP + 1, 2, 2 + SR + SP + 1, SR *SP / 512,
+     SPT + SP *PG},
+    {"prefault618_memfd_shared_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
+    {"prefault618_memfd_shared_touch_write", "mm.mmap_lock", SR *SP, 0, 2, 2, SR *SP / 512, SPT + SR *SP *PG},
+    {"prefault618_memfd_shared_touch_read_write", "mm.mmap_lock", SR *SP, 0, 2, 2, SR *SP / 512, SPT + SR *SP *PG},
+    {"prefault618_memfd_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
+    {"prefault618_memfd_shared_populate_write", "mm.mmap_lock", 0, SR + SR *SP + SR, 2, 2 + SR + SR *SP + SR,
+     SR *SP / 512, SPT + SR *SP *PG},
+    {"prefault618_memfd_private_touch_read", "mm.mmap_lock", SR *SP, 0, 2, 2, SR *SP / TLB_B + SR, SPT + SR *SP *PG},
     {"prefault618_memfd_private_touch_write", "mm.mmap_lock", SP, 1, 2, 2, 0, SPT + 2 * SP *PG},
-    {"prefault618_memfd_private_touch_read_write", "mm.mmap_lock", 2 * SP, 1, 2, 2, 0, SPT + 2 * SP *PG},
-    {"prefault618_memfd_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + SR *SP *PG},
+    {"prefault618_memfd_private_touch_read_write", "mm.mmap_lock", 2 * SP, 1, 2, 2, SP, SPT + 2 * SP *PG},
+    {"prefault618_memfd_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR *SP / TLB_B + SR,
+     SPT + SR *SP *PG},
     {"prefault618_memfd_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SPT + 2 * SP *PG},
-    {"prefault618_hugetlb_private_touch_read", "mm.mmap_lock", SR *SH, 1, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_private_touch_write", "mm.mmap_lock", SR *SH, 1, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_private_touch_read_write", "mm.mmap_lock", 2 * SR *SH, 1, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_shared_touch_read", "mm.mmap_lock", SR *SH, 0, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_shared_touch_write", "mm.mmap_lock", SR *SH, 0, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_shared_touch_read_write", "mm.mmap_lock", SR *SH, 0, 2, 2, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
-    {"prefault618_hugetlb_shared_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, 0, SR *SH *HUGE},
+    {"prefault618_hugetlb_private_touch_read", "mm.mmap_lock", SR *SH, 1, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_private_touch_write", "mm.mmap_lock", SR *SH, 1, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_private_touch_read_write", "mm.mmap_lock", 2 * SR *SH, 1, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_private_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_private_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_shared_touch_read", "mm.mmap_lock", SR *SH, 0, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_shared_touch_write", "mm.mmap_lock", SR *SH, 0, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_shared_touch_read_write", "mm.mmap_lock", SR *SH, 0, 2, 2, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_shared_populate_read", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
+    {"prefault618_hugetlb_shared_populate_write", "mm.mmap_lock", 0, SR, 2, 2 + SR, SR, SR *SH *HUGE},
 };
 
 /* madv_populate's cold lines, as multiples of SP x [misses] user_read_page and map_pages_page: the
