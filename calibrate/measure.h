@@ -3,7 +3,7 @@
  * mmsim-measure: the measurement half of calibration.  It times, on the
  * machine it runs on, the quantities a hardware profile needs (cache-line
  * transfer per distance class, atomics, faults, zeroing, bandwidth,
- * syscalls, futex wake-ups, frequency) and writes them as a profile
+ * syscalls, futex wake-ups, a TLB shootdown's IPI, frequency) and writes them as a profile
  * fragment plus a CSV of every figure.
  *
  * Method, after ccbench (SSYNC, SOSP'13): put a line in a known state on
@@ -125,5 +125,6 @@ size_t ms_llc_bytes(void);		    /* measure_mem.c: the largest cache cpu0 sees (s
 int ms_measure_memory(struct ms_ctx *c);    /* measure_mem.c: latency and bandwidth */
 int ms_measure_syscall(struct ms_ctx *c);   /* measure_os.c */
 int ms_measure_futex(struct ms_ctx *c);	    /* measure_os.c */
+int ms_measure_ipi(struct ms_ctx *c);	    /* measure_os.c: a TLB flush's IPI round trip */
 
 #endif

@@ -52,8 +52,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
 		   "Measures this machine (cache-line transfers per distance class, atomics, page faults, zeroing,\n"
-		   "memory latency and bandwidth, syscalls, futex wake-ups, frequency, munmap per page) and prints a "
-		   "hardware\n"
+		   "memory latency and bandwidth, syscalls, futex wake-ups, a TLB shootdown's IPI, frequency, munmap\n"
+		   "per page) and prints a hardware "
 		   "profile for mmsim --machine FILE.  About a minute on a small machine; --quick: seconds.\n\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -443,6 +443,27 @@ static void sched_key(FILE *f, const struct profile *gen, struct ms_ctx *c, cons
 	}
 }
 
+/* ipi_ns: a TLB flush with a sibling thread running on another CPU, less the flush alone (at least 0);
+ * absent (the model's default) with one CPU or no binding. */
+static void ipi_key(FILE *f, struct ms_ctx *c)
+{
+	const struct ms_result *one = ms_find(c, "tlb_flush_alone"), *ipi = ms_find(c, "tlb_flush_ipi");
+	char b[32];
+	double v;
+
+	if (!one || !ipi)
+		return;
+	v = ipi->value - one->value;
+	fprintf(f,
+		"# [derived] a TLB shootdown's IPI round trip as the sender waits for it: tlb_flush_ipi %.4g ns less "
+		"tlb_flush_alone %.4g ns%s\n# tlb_flush_ipi: ",
+		ipi->value, one->value, v < 0 ? "; below 0, taken as 0" : "");
+	figures(f, ipi);
+	fprintf(f, "\n# method (tlb_flush_ipi): %s\n# tlb_flush_alone: ", ipi->method);
+	figures(f, one);
+	fprintf(f, "\n# method (tlb_flush_alone): %s\nipi_ns = %s\n", one->method, num(b, sizeof(b), v > 0 ? v : 0));
+}
+
 /* corun_factor: the write faults with every other CPU faulting too, over the faults alone (at least 1:
  * a ratio under 1 is noise; at most 4, the profile's bound).  Absent with one CPU. */
 static void corun_key(FILE *f, struct ms_ctx *c)
@@ -625,9 +646,10 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 	sched_key(f, gen, c, "sched_in_ns", "sleep_cpu_in", r2, 0.5,
 		  "the sleeper's CPU time from being woken to running, less half a bare syscall: switching in");
 	corun_key(f, c);
+	ipi_key(f, c);
 	carry_rest(f, gen, "cpu",
 		   (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", "wake_step_ns",
-					 "sched_out_ns", "sched_in_ns", "corun_factor", NULL});
+					 "sched_out_ns", "sched_in_ns", "corun_factor", "ipi_ns", NULL});
 
 	if (ms_llc_bytes()) {
 		fprintf(f,
@@ -657,12 +679,19 @@ static const struct step {
 	const char *what;
 	int (*fn)(struct ms_ctx *c);
 } steps[] = {
-    {"clock cost", ms_measure_timer},	 {"cache-line transfers", ms_measure_lines},
-    {"atomics", ms_measure_atomics},	 {"pause", ms_measure_pause},
-    {"frequency", ms_measure_frequency}, {"syscall", ms_measure_syscall},
-    {"futex wake-up", ms_measure_futex}, {"page faults", ms_measure_faults},
-    {"munmap", ms_measure_munmap},	 {"zeroing", ms_measure_zeroing},
-    {"cold caches", ms_measure_cold},	 {"memory latency and bandwidth", ms_measure_memory},
+    {"clock cost", ms_measure_timer},
+    {"cache-line transfers", ms_measure_lines},
+    {"atomics", ms_measure_atomics},
+    {"pause", ms_measure_pause},
+    {"frequency", ms_measure_frequency},
+    {"syscall", ms_measure_syscall},
+    {"futex wake-up", ms_measure_futex},
+    {"TLB shootdown", ms_measure_ipi},
+    {"page faults", ms_measure_faults},
+    {"munmap", ms_measure_munmap},
+    {"zeroing", ms_measure_zeroing},
+    {"cold caches", ms_measure_cold},
+    {"memory latency and bandwidth", ms_measure_memory},
 };
 
 static int fail(struct out_file *out, struct out_file *raw, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* System-call cost and futex wake-up latency. */
+/* System-call cost, futex wake-up latency and a TLB shootdown's IPI. */
 #include "measure.h"
 
 #include <errno.h>
@@ -7,8 +7,10 @@
 #include <time.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -239,5 +241,170 @@ int ms_measure_futex(struct ms_ctx *c)
 	}
 	free(v);
 	free(sh);
+	return rc;
+}
+
+/* ---- TLB shootdown: a flush of this mm while another of its threads runs on another CPU ---------- */
+
+/*
+ * mprotect() of one present page to PROT_READ, or back to PROT_READ|PROT_WRITE, changes its PTE and
+ * flushes it (mm/mprotect.c change_pte_range: x86's pte_needs_flush asks for a flush when _PAGE_RW
+ * changes either way; tlb_finish_mmu does it); on x86 flush_tlb_mm_range sends the IPI to every other CPU that runs the
+ * mm and is not in lazy TLB mode, and waits for them.  Timed twice on CPU 0: alone (the partner CPU does not run the
+ * mm) and with a sibling thread spinning in user space on the partner CPU.  The difference per call (one flush) is the
+ * sender's IPI round trip, what mmsim's `ipi` step charges
+ * ([cpu] ipi_ns).  The partner's "TLB shootdowns" in /proc/interrupts over the second pass say
+ * whether the flushes reached it.
+ */
+#define IPI_OPS 50
+
+struct ipi_run {
+	struct ms_ctx *c;
+	char *page;
+	_Alignas(MS_LINE) atomic_int stop;
+	_Alignas(MS_LINE) atomic_int spinning;
+	int with_sibling;
+	int max, n, err;
+	double seconds;
+	double *v;
+};
+
+static void *ipi_spin(void *arg)
+{
+	struct ipi_run *r = arg;
+
+	atomic_store(&r->spinning, 1);
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed))
+		ms_relax();
+	return NULL;
+}
+
+static void *ipi_flush(void *arg)
+{
+	struct ipi_run *r = arg;
+	struct ms_budget b;
+
+	while (r->with_sibling && !atomic_load(&r->spinning))
+		ms_relax();
+	ms_budget_init(&b, r->c, r->max, r->seconds);
+	for (r->n = 0; ms_budget_more(&b, r->n); r->n++) {
+		uint64_t t0 = ms_now_ns();
+
+		for (int i = 0; i < IPI_OPS; i++)
+			if (mprotect(r->page, 4096, PROT_READ) || mprotect(r->page, 4096, PROT_READ | PROT_WRITE)) {
+				r->err = -errno;
+				return NULL;
+			}
+		r->v[r->n] = ms_per_op(r->c, t0, ms_now_ns(), 2.0 * IPI_OPS);
+	}
+	return NULL;
+}
+
+/* The "TLB" row of /proc/interrupts: the count of OS CPU @cpu, -1 if not found. */
+static long long tlb_irqs(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[8192];
+	int col = -1;
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f)) {
+		char *save, *tok = strtok_r(line, " \t\n", &save);
+
+		for (int i = 0; tok; i++, tok = strtok_r(NULL, " \t\n", &save))
+			if (!strncmp(tok, "CPU", 3) && atoi(tok + 3) == cpu)
+				col = i;
+	}
+	while (col >= 0 && fgets(line, sizeof(line), f)) {
+		char *save, *tok = strtok_r(line, " \t\n", &save);
+
+		if (!tok || strcmp(tok, "TLB:"))
+			continue;
+		for (int i = 0; (tok = strtok_r(NULL, " \t\n", &save)); i++)
+			if (i == col) {
+				v = atoll(tok);
+				break;
+			}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+int ms_measure_ipi(struct ms_ctx *c)
+{
+	struct ipi_run *r;
+	struct ms_thread th[2];
+	int partner = -1, rc = 0, n_alone = 0, cpu_b;
+	long long irq0, irq1;
+	double *alone;
+
+	for (int d = TOPO_SMT; d < TOPO_NDIST && partner < 0; d++)
+		partner = ms_cpu_at(c, d);
+	if (partner < 0 || !c->pinned)
+		return 0; /* one CPU, or no binding: nothing to measure, [cpu] ipi_ns is carried */
+	r = aligned_alloc(MS_LINE, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	memset(r, 0, sizeof(*r));
+	r->c = c;
+	r->max = c->quick ? 50 : 400;
+	r->seconds = c->quick ? 0.05 : 0.3;
+	r->v = malloc(2 * (size_t)r->max * sizeof(*r->v));
+	r->page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!r->v || r->page == MAP_FAILED) {
+		rc = r->v ? -errno : -ENOMEM;
+		goto out;
+	}
+	r->page[0] = 1; /* present: mprotect changes a PTE and flushes it */
+	alone = r->v + r->max;
+	/* alone: the partner CPU does not run this mm */
+	if ((rc = ms_spawn(&th[0], c, 0, ipi_flush, r)))
+		goto out;
+	ms_join(&th[0]);
+	if ((rc = r->err))
+		goto out;
+	n_alone = r->n;
+	memcpy(alone, r->v, (size_t)n_alone * sizeof(*alone));
+	/* with a sibling spinning on the partner CPU */
+	cpu_b = c->topo.cpu[partner].os_index;
+	r->with_sibling = 1;
+	if ((rc = ms_spawn(&th[1], c, partner, ipi_spin, r)))
+		goto out;
+	irq0 = tlb_irqs(cpu_b);
+	rc = ms_spawn(&th[0], c, 0, ipi_flush, r);
+	if (!rc)
+		ms_join(&th[0]);
+	irq1 = tlb_irqs(cpu_b);
+	atomic_store(&r->stop, 1);
+	ms_join(&th[1]);
+	if (rc || (rc = r->err))
+		goto out;
+	{
+		int a = c->topo.cpu[0].os_index;
+		double flushes = 2.0 * IPI_OPS * r->n;
+		char reached[160] = "its TLB shootdowns not readable from /proc/interrupts";
+
+		if (irq0 >= 0 && irq1 >= irq0)
+			snprintf(reached, sizeof(reached), "%.2f TLB shootdowns on CPU %d per flush",
+				 (irq1 - irq0) / flushes, cpu_b);
+		if (!ms_add(c, "tlb_flush_alone", "ns", alone, n_alone,
+			    "mprotect of one present page on CPU %d to PROT_READ and back to PROT_READ|PROT_WRITE %d "
+			    "times in a row; per call (one TLB flush each: _PAGE_RW changes); no other CPU runs the "
+			    "mm",
+			    a, IPI_OPS) ||
+		    !ms_add(c, "tlb_flush_ipi", "ns", r->v, r->n,
+			    "the same with a sibling thread spinning in user space on CPU %d: each flush an IPI to it "
+			    "(%s)",
+			    cpu_b, reached))
+			rc = -ENOSPC;
+	}
+out:
+	if (r->page && r->page != MAP_FAILED)
+		munmap(r->page, 4096);
+	free(r->v);
+	free(r);
 	return rc;
 }

@@ -46,6 +46,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
       else if ($1 ~ /^freq_/) { lo = 0.1; hi = 10 }
       else if ($1 == "syscall") { lo = 20; hi = 20000 }
       else if ($1 == "futex_wakeup") { lo = 100; hi = 10000000 }
+      else if ($1 ~ /^tlb_flush_/) { lo = 50; hi = 1000000 }
       else if ($1 == "fault_around_page") { lo = 1; hi = 100000 }
       else if ($1 ~ /^fault_/) { lo = 100; hi = 100000 }
       else if ($1 ~ /^munmap_/) { lo = 1; hi = 100000 }
@@ -89,7 +90,14 @@ quick)
   [ -s "$conf" ] || fail "no profile written to $conf"
   [ -s "$csv" ] || fail "no CSV written to $csv"
   ls "$conf".tmp.* "$csv".tmp.* 2>/dev/null && fail "a temporary file was left behind"
-  check_csv "$csv" "$conf" clear_user
+  # with a second CPU: the TLB shootdown's two passes, and ipi_ns derived from them
+  if [ "$(nproc)" -ge 2 ]; then
+    check_csv "$csv" "$conf" "clear_user tlb_flush_alone tlb_flush_ipi"
+    grep -q '^ipi_ns = ' "$conf" || fail "no ipi_ns in $conf"
+    grep -q '^# \[derived\] a TLB shootdown' "$conf" || fail "ipi_ns not derived from the two passes in $conf"
+  else
+    check_csv "$csv" "$conf" clear_user
+  fi
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
   echo "ok"
