@@ -66,6 +66,17 @@ struct calib_model {
 	int max_evals;	 /* the first fit, without refitting along profiles (0: fit.c's default) */
 	int refit_evals; /* then from its best point, with the profiles refitted: per minimisation */
 	int restarts;	 /* fresh simplexes from the best point while chi2 exceeds its dof (init: 4) */
+	/*
+	 * The carry (calib_carry_factor): every other kernel path cost the base assumed, scaled by the
+	 * median of the fitted costs' ratios to their assumed values.  carry_entry[i] indexes kprof,
+	 * carry_base[i] is its assumed value; carry_on (set after calib_model_init; 0 by default:
+	 * mmsim calibrate --carry) applies it.
+	 */
+	int carry_on;
+	int ncarry;
+	int *carry_entry;
+	double *carry_base;
+	double carry; /* the factor of the last evaluation (1 before any) */
 };
 
 /*
@@ -76,6 +87,16 @@ struct calib_model {
 int calib_model_init(struct calib_model *cm, const struct machine *m, const char *base, const char *donor,
 		     struct mm_error *err);
 void calib_model_free(struct calib_model *cm);
+
+/*
+ * The factor calibrate carries to the kernel path costs it does not fit: the median over the
+ * fitted costs of @params[j] / their assumed values (the base profile's).  1 with no parameters.
+ */
+double calib_carry_factor(const struct calib_model *cm, const double *params);
+/* Set the fitted costs to @params and the carried ones to their assumed value x the factor. */
+void calib_model_set(struct calib_model *cm, const double *params);
+/* Whether [costs] @key is the user's own work (the loop's load or store), which no kernel cost scales. */
+int calib_user_cost(const char *key);
 
 /* Simulated ops/s of @n points with the parameters at @params (NULL: the profile's current values). */
 int calib_predict(struct calib_model *cm, const double *params, const struct calib_point *pts, int n, double *pred,
@@ -166,6 +187,7 @@ struct calib_opts {
 	const char *cmdline;
 	int force;	      /* replace existing --out-machine / --out-kernel files */
 	int accept_disturbed; /* write even when disturbed or a fit ended at its bound, marked so */
+	int carry;	      /* --carry: scale the unfitted assumed costs too (calib_model.carry_on) */
 };
 
 /* The whole command; prints progress on stderr and the report on stdout. */

@@ -105,6 +105,9 @@ static const struct opt_def opt_table[] = {
      "and points.csv instead of the built-in suite"},
     {"quick", O_FLAG, OFF(quick), NULL, NULL,
      "calibrate: mmsim-measure --quick, short runs and a short fit (a smoke test)"},
+    {"carry", O_FLAG, OFF(carry), NULL, NULL,
+     "calibrate: also scale the kernel path costs it does not fit (the base profile's assumed ones) by the "
+     "fitted costs' median ratio to their assumed values, a what-if (calibrate/README.md)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
     {"max-work", O_DBL, OFF(max_work), "W", "1e11, tens of minutes of one core",
@@ -1096,7 +1099,8 @@ static int cmd_calibrate(const struct opts *o, const char *cmdline)
 				.seed = o->seed,
 				.cmdline = cmdline,
 				.force = o->force,
-				.accept_disturbed = o->accept_disturbed};
+				.accept_disturbed = o->accept_disturbed,
+				.carry = o->carry};
 
 	if (calibrate_run(&co, &err))
 		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");

@@ -48,6 +48,7 @@ struct opts {
 	int quick, band;
 	int seeds;
 	int force, accept_disturbed;
+	int carry; /* calibrate --carry */
 	double max_work;
 	int emit_jobs;		   /* sweep */
 	const char *job, *sweep;   /* sweep --job K, merge --sweep FILE */

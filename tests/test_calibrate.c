@@ -329,16 +329,65 @@ static void untrusted_entries_are_found(void **state)
 	assert_non_null(strstr(why, "mmap_region"));
 }
 
+/*
+ * The carry, worked by hand: linux-6.8 assumes fault_entry_exit 450, mmap_region 3000, thp_alloc
+ * 2600, handle_mm_fault 150 and alloc_page 250; at 900, 3000, 26000, 600 and 750 the ratios are 2,
+ * 1, 10, 4 and 3, whose median is 3.  So every other assumed kernel cost is 3 times linux-6.8's
+ * (memcg_charge 150 -> 450, zone_batch 2500 -> 7500), the user's loop is not (user_touch 4,
+ * touch_thp 5000), nor is a measured cost (zap_pte 143), nor a fitted one beyond its value; with
+ * carry_on 0 (the default) all stay as assumed.  An even count of ratios takes the geometric mean of the middle two.
+ */
+static void carry_is_the_median_ratio(void **state)
+{
+	struct world *w = *state;
+	const double p[CALIB_NPARAM] = {900, 3000, 26000, 600, 750};
+	struct {
+		const char *key;
+		double with, without;
+	} want[] = {{"memcg_charge", 450, 150}, {"zone_batch", 7500, 2500}, {"user_touch", 4, 4},
+		    {"touch_thp", 5000, 5000},	{"zap_pte", 143, 143},	    {"handle_mm_fault", 600, 600},
+		    {"alloc_page", 750, 750}};
+
+	assert_true(fabs(calib_carry_factor(&w->cm, p) - 3) < 1e-12);
+	for (int pass = 0; pass < 2; pass++) {
+		w->cm.carry_on = !pass;
+		calib_model_set(&w->cm, p);
+		assert_true(fabs(w->cm.carry - (pass ? 1 : 3)) < 1e-12);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			const struct prof_entry *e = profile_find(&w->cm.kprof, "costs", want[i].key);
+
+			assert_non_null(e);
+			if (fabs(e->num - (pass ? want[i].without : want[i].with)) > 1e-9)
+				fail_msg("%s: %g with carry_on %d, want %g", want[i].key, e->num, !pass,
+					 pass ? want[i].without : want[i].with);
+		}
+	}
+	w->cm.carry_on = 1;
+	{
+		struct calib_model four = w->cm;
+
+		four.nparam = 4; /* ratios 2, 1, 10, 4: sqrt(2 x 4) */
+		assert_true(fabs(calib_carry_factor(&four, p) - sqrt(8)) < 1e-12);
+	}
+	/* back to the profile's own values for the tests after this one */
+	{
+		double init[CALIB_NPARAM];
+
+		for (int j = 0; j < CALIB_NPARAM; j++)
+			init[j] = w->cm.param[j].initial;
+		calib_model_set(&w->cm, init);
+		assert_true(fabs(w->cm.carry - 1) < 1e-12);
+	}
+	w->cm.carry_on = 0; /* mmsim calibrate's default */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(at_bound_is_found),
-	    cmocka_unit_test(untrusted_entries_are_found),
-	    cmocka_unit_test(missing_csv_is_an_error),
-	    cmocka_unit_test(fitted_range_is_read_back),
-	    cmocka_unit_test(band_spans_the_fitted_range),
-	    cmocka_unit_test(each_parameter_moves_a_point),
-	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
+	    cmocka_unit_test(carry_is_the_median_ratio),    cmocka_unit_test(at_bound_is_found),
+	    cmocka_unit_test(untrusted_entries_are_found),  cmocka_unit_test(missing_csv_is_an_error),
+	    cmocka_unit_test(fitted_range_is_read_back),    cmocka_unit_test(band_spans_the_fitted_range),
+	    cmocka_unit_test(each_parameter_moves_a_point), cmocka_unit_test(synthetic_recovery_fixed_profiles),
 	    cmocka_unit_test(synthetic_recovery_averaged),
 	};
 
