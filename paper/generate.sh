@@ -97,10 +97,14 @@ awk -F, -f "$here/common.awk" -f "$here/gen-published.awk" -v dir="$tmp" "$tmp/p
 gnuplot -e "dir='$tmp'" "$here/figures.gp" 2>"$tmp/figures.log" || { cat "$tmp/figures.log" >&2; exit 1; }
 
 # ---- calibration from the stored harness runs, and the harness against its variants -----------
-# the newest stored set of one development VM: its harness runs and the hardware profile
+# the newest stored set of one development VM that has will-it-scale's own runs beside the
+# harness's (the upstream table needs them): its harness runs and the hardware profile
 # mmsim-measure wrote on the same VM (data/measured/devvm-YYYYMMDD/README says how it was made)
-measdir=$(ls -d "$root"/data/measured/devvm-2*/ | tail -n 1)
-measdir=${measdir%/}
+measdir=
+for d in "$root"/data/measured/devvm-2*/; do
+	ls "$d"wis-upstream-*.csv >/dev/null 2>&1 && measdir=${d%/}
+done
+[ -n "$measdir" ] || { echo "generate.sh: no data/measured/devvm-*/ with wis-upstream-*.csv" >&2; exit 2; }
 machine=$measdir/machine.conf
 [ -r "$machine" ] || { echo "generate.sh: no $machine" >&2; exit 2; }
 say "mmsim calibrate $calq --machine $machine --measured-dir $measdir"
