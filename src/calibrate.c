@@ -190,6 +190,77 @@ void calib_model_free(struct calib_model *cm)
 	free(cm->carry_base);
 }
 
+/* '#   QUANTITY  VALUE ns' in a profile mmsim-measure wrote: VALUE, or -1. */
+static double profile_figure(const char *text, const char *quantity)
+{
+	size_t n = strlen(quantity);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *p = l;
+		char *end;
+		double v;
+
+		if (strncmp(p, "#   ", 4))
+			continue;
+		p += 4;
+		if (strncmp(p, quantity, n) || (p[n] != ' ' && p[n] != '\t'))
+			continue;
+		v = strtod(p + n, &end);
+		if (end != p + n && !strncmp(end, " ns", 3) && v > 0)
+			return v;
+	}
+	return -1;
+}
+
+int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz)
+{
+	struct mm_error e = {0};
+	char *text = NULL;
+	double around, fread_, zap;
+	struct {
+		const char *key;
+		double ns;
+		char how[200];
+	} m[2];
+	int nm = 0;
+
+	cm->nmeas = 0;
+	if (ghz <= 0 || !machine_path || access(machine_path, R_OK) || mm_read_text_file(machine_path, &text, &e))
+		return 0;
+	around = profile_figure(text, "fault_around_page");
+	fread_ = profile_figure(text, "fault_read");
+	zap = profile_figure(text, "munmap_file_pte");
+	free(text);
+	if (around > 0 && fread_ > 0 && around > fread_ / 16) {
+		m[nm].key = "map_pages_per_page";
+		m[nm].ns = around - fread_ / 16;
+		snprintf(
+		    m[nm++].how, sizeof(m[0].how),
+		    "fault_around_page %.4g ns less fault_read %.4g ns / 16 (the fault's own cost shared by its 16 "
+		    "pages)",
+		    around, fread_);
+	}
+	if (zap > 0) {
+		m[nm].key = "zap_pte";
+		m[nm].ns = zap;
+		snprintf(m[nm++].how, sizeof(m[0].how),
+			 "munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
+	}
+	for (int i = 0; i < nm; i++) {
+		struct prof_entry *en = profile_find(&cm->kprof, "costs", m[i].key);
+
+		if (!en || !en->is_num)
+			continue;
+		snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+			 "# [measured] on this machine by calibrate/mmsim-measure (%s): %s = %.4g ns, at %.3g GHz (%s "
+			 "had %g)",
+			 machine_path, m[i].how, m[i].ns, ghz, cm->base, en->num);
+		prof_set_num(en, round(m[i].ns * ghz));
+		cm->meas_entry[cm->nmeas++] = (int)(en - cm->kprof.e);
+	}
+	return cm->nmeas;
+}
+
 /*
  * The user's own loop (a load or store per page, 511 stores into a mapped THP, the first touch of a
  * page another fault mapped, which mmsim calibrate measures apart): user space, not the kernel.
@@ -1382,6 +1453,15 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 		  date, f.shared_ns, round(f.shared_ns * ghz));
 }
 
+/* The index in cm->meas_entry of kprof entry @i, -1 if calib_measured_costs() did not set it. */
+static int remeasured(const struct calib_model *cm, int i)
+{
+	for (int k = 0; k < cm->nmeas; k++)
+		if (cm->meas_entry[k] == i)
+			return k;
+	return -1;
+}
+
 /* The index in cm->carry_entry of kprof entry @i, -1 if it is not carried (or nothing is). */
 static int carried(const struct calib_model *cm, int i)
 {
@@ -1486,6 +1566,8 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 				if (!p->identifiable)
 					sb_printf(&b, "# NOT identifiable from these runs: %s\n", p->reason);
 				sb_printf(&b, "%s = %.0f\n", e->key, round(e->num));
+			} else if ((j = remeasured(cm, i)) >= 0) {
+				sb_printf(&b, "%s\n%s = %.0f\n", cm->meas_note[j], e->key, round(e->num));
 			} else if ((j = carried(cm, i)) >= 0) {
 				sb_printf(
 				    &b,
@@ -1576,6 +1658,9 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 		if (!p->identifiable)
 			printf("      %s\n", p->reason);
 	}
+	for (int i = 0; i < cm->nmeas; i++)
+		printf("  %-18s %10s %10.0f  measured on this machine by mmsim-measure, not fitted\n",
+		       cm->kprof.e[cm->meas_entry[i]].key, "", cm->kprof.e[cm->meas_entry[i]].num);
 	if (cm->carry_on)
 		printf("  carry: the %d other kernel path costs %s assumes x %.3g (the fitted costs' median ratio "
 		       "to their assumed values)\n",
@@ -1746,6 +1831,10 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	have_cm = 1;
 	cm.seed = o->seed ? o->seed : 1;
 	cm.carry_on = o->carry;
+	if (calib_measured_costs(&cm, c->machine_path, hw_freq_ghz(&m.hw, 1)))
+		for (int i = 0; i < cm.nmeas; i++)
+			stage(c, "%s = %.0f cycles, measured here (not fitted)", cm.kprof.e[cm.meas_entry[i]].key,
+			      cm.kprof.e[cm.meas_entry[i]].num);
 	cm.max_evals = 400;
 	cm.refit_evals = 120; /* the synthetic recovery test: 40 made a weak cost's range too narrow */
 	if (o->quick) {

@@ -77,6 +77,10 @@ struct calib_model {
 	int *carry_entry;
 	double *carry_base;
 	double carry; /* the factor of the last evaluation (1 before any) */
+	/* kernel costs calib_measured_costs() took from this machine's mmsim-measure figures */
+	int nmeas;
+	int meas_entry[4];
+	char meas_note[4][400];
 };
 
 /*
@@ -95,6 +99,15 @@ void calib_model_free(struct calib_model *cm);
 double calib_carry_factor(const struct calib_model *cm, const double *params);
 /* Set the fitted costs to @params and the carried ones to their assumed value x the factor. */
 void calib_model_set(struct calib_model *cm, const double *params);
+/*
+ * The kernel costs mmsim-measure times on the machine itself, from the figures its profile lists
+ * in '#   QUANTITY  VALUE ns' lines (@machine_path, the hardware profile in use): map_pages_per_page
+ * = fault_around_page - fault_read / 16 and zap_pte = munmap_file_pte, in cycles at @ghz.  They
+ * replace the base profile's (measured on another machine) in cm->kprof and are written with
+ * their source.  Returns how many were set (0: the profile lists none, or is no file).
+ */
+int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz);
+
 /* Whether [costs] @key is the user's own work (the loop's load or store), which no kernel cost scales. */
 int calib_user_cost(const char *key);
 
