@@ -252,8 +252,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		if (!en || !en->is_num)
 			continue;
 		snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
-			 "# [measured] on this machine by calibrate/mmsim-measure (%s): %s = %.4g ns, at %.3g GHz (%s "
-			 "had %g)",
+			 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: %s = %.4g ns, at %.3g "
+			 "GHz (%s had %g)",
 			 machine_path, m[i].how, m[i].ns, ghz, cm->base, en->num);
 		prof_set_num(en, round(m[i].ns * ghz));
 		cm->meas_entry[cm->nmeas++] = (int)(en - cm->kprof.e);
@@ -278,12 +278,12 @@ int calib_user_cost(const char *key)
 /*
  * The fitted costs are the kernel's paths that the runs measure; the others (page-cache insertion,
  * a TLB flush, the zap of a PTE, ...) are round figures assumed for bare metal.  A machine that runs
- * the measured paths k times slower than assumed (a guest, a debug kernel, an older core) runs the
- * others slower too, and a profile that kept them as assumed would predict every path calibrate did
- * not train on too fast: on the development VM the five fitted costs came out 3.6 to 31 times their
+ * the measured paths k times slower than assumed (a guest, a debug kernel, an older core) may run the
+ * others slower too: on the development VM the five fitted costs came out 3.6 to 31 times their
  * assumed values, and seed 003's shmem cells (no shmem in the training runs) 1.3 to 2.3 times too
- * fast.  The factor is the median ratio, so that one path with an excess of its own (thp_alloc
- * there) does not set it.
+ * fast.  mmsim calibrate --carry (off by default: it brings some curves nearer and takes others
+ * further, calibrate/README.md) scales the unfitted assumed costs by the median ratio, so that one
+ * path with an excess of its own (thp_alloc there) does not set it.
  */
 double calib_carry_factor(const struct calib_model *cm, const double *params)
 {
@@ -1659,7 +1659,7 @@ static void print_report(struct cal *c, struct calib_model *cm, const struct fit
 			printf("      %s\n", p->reason);
 	}
 	for (int i = 0; i < cm->nmeas; i++)
-		printf("  %-18s %10s %10.0f  measured on this machine by mmsim-measure, not fitted\n",
+		printf("  %-18s %10s %10.0f  from the hardware profile's mmsim-measure figures, not fitted\n",
 		       cm->kprof.e[cm->meas_entry[i]].key, "", cm->kprof.e[cm->meas_entry[i]].num);
 	if (cm->carry_on)
 		printf("  carry: the %d other kernel path costs %s assumes x %.3g (the fitted costs' median ratio "
@@ -1833,8 +1833,8 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	cm.carry_on = o->carry;
 	if (calib_measured_costs(&cm, c->machine_path, hw_freq_ghz(&m.hw, 1)))
 		for (int i = 0; i < cm.nmeas; i++)
-			stage(c, "%s = %.0f cycles, measured here (not fitted)", cm.kprof.e[cm.meas_entry[i]].key,
-			      cm.kprof.e[cm.meas_entry[i]].num);
+			stage(c, "%s = %.0f cycles, from the hardware profile's own figures (not fitted)",
+			      cm.kprof.e[cm.meas_entry[i]].key, cm.kprof.e[cm.meas_entry[i]].num);
 	cm.max_evals = 400;
 	cm.refit_evals = 120; /* the synthetic recovery test: 40 made a weak cost's range too narrow */
 	if (o->quick) {
