@@ -57,7 +57,9 @@ const struct calib_bench calib_benches[CALIB_NBENCH] = {
  * MADV_POPULATE_READ run (the zero page) does not; mmap_region:
  * populate_none_nothp's mmap (its madvise is madvise_vma, not fitted);
  * thp_alloc: with the measured 2 MiB clearing (task_gbs), the THP faults.
- * The other path costs stay the base profile's.  Without the two GUP runs
+ * The other path costs stay the base profile's, but for the two mmsim-measure
+ * times (calib_measured_costs) and, with --carry, the assumed ones scaled
+ * (calib_carry_factor).  Without the two GUP runs
  * the trap and the in-kernel path sit side by side in every fault and are
  * degenerate: calibrate put a fault's whole excess into the trap, and every
  * GUP path (MADV_POPULATE_*, MAP_POPULATE) came out several times too fast
@@ -87,6 +89,16 @@ static void prof_set_num(struct prof_entry *e, double v)
 {
 	e->num = v;
 	snprintf(e->value, sizeof(e->value), "%.17g", v);
+}
+
+/* The index of @v in @a[0..n-1], -1 if it is not there (a kprof entry among the fitted, measured or
+ * carried ones). */
+static int index_of(const int *a, int n, int v)
+{
+	for (int k = 0; k < n; k++)
+		if (a[k] == v)
+			return k;
+	return -1;
 }
 
 int calib_model_init(struct calib_model *cm, const struct machine *m, const char *base, const char *donor,
@@ -146,12 +158,9 @@ int calib_model_init(struct calib_model *cm, const struct machine *m, const char
 	}
 	for (int i = 0; i < cm->kprof.nentries; i++) {
 		const struct prof_entry *e = &cm->kprof.e[i];
-		int j;
 
-		for (j = 0; j < CALIB_NPARAM && cm->entry[j] != i; j++)
-			;
-		if (j == CALIB_NPARAM && !strcmp(e->section, "costs") && e->is_num && e->num > 0 &&
-		    e->tag == PROF_ASSUMED && !calib_user_cost(e->key)) {
+		if (index_of(cm->entry, CALIB_NPARAM, i) < 0 && !strcmp(e->section, "costs") && e->is_num &&
+		    e->num > 0 && e->tag == PROF_ASSUMED && !calib_user_cost(e->key)) {
 			cm->carry_entry[cm->ncarry] = i;
 			cm->carry_base[cm->ncarry++] = e->num;
 		}
@@ -1453,26 +1462,6 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 		  date, f.shared_ns, round(f.shared_ns * ghz));
 }
 
-/* The index in cm->meas_entry of kprof entry @i, -1 if calib_measured_costs() did not set it. */
-static int remeasured(const struct calib_model *cm, int i)
-{
-	for (int k = 0; k < cm->nmeas; k++)
-		if (cm->meas_entry[k] == i)
-			return k;
-	return -1;
-}
-
-/* The index in cm->carry_entry of kprof entry @i, -1 if it is not carried (or nothing is). */
-static int carried(const struct calib_model *cm, int i)
-{
-	if (!cm->carry_on)
-		return -1;
-	for (int k = 0; k < cm->ncarry; k++)
-		if (cm->carry_entry[k] == i)
-			return k;
-	return -1;
-}
-
 /* The kernel profile's text (malloc()ed) in *@out. */
 static int kernel_profile_text(struct cal *c, struct calib_model *cm, const struct fit_result *fr, const char *name,
 			       char **out, struct mm_error *err)
@@ -1545,9 +1534,7 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 
 			if (strcmp(e->section, sec))
 				continue;
-			for (j = 0; j < cm->nparam && cm->entry[j] != i; j++)
-				;
-			if (j < cm->nparam) {
+			if ((j = index_of(cm->entry, cm->nparam, i)) >= 0) {
 				const struct fit_param_result *p = &fr->param[j];
 				char rng[96];
 
@@ -1566,9 +1553,9 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 				if (!p->identifiable)
 					sb_printf(&b, "# NOT identifiable from these runs: %s\n", p->reason);
 				sb_printf(&b, "%s = %.0f\n", e->key, round(e->num));
-			} else if ((j = remeasured(cm, i)) >= 0) {
+			} else if ((j = index_of(cm->meas_entry, cm->nmeas, i)) >= 0) {
 				sb_printf(&b, "%s\n%s = %.0f\n", cm->meas_note[j], e->key, round(e->num));
-			} else if ((j = carried(cm, i)) >= 0) {
+			} else if (cm->carry_on && (j = index_of(cm->carry_entry, cm->ncarry, i)) >= 0) {
 				sb_printf(
 				    &b,
 				    "# [derived] by mmsim calibrate on %s: %s's assumed %g cycles x %.3g, the carry "
