@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -267,6 +268,209 @@ int ms_measure_munmap(struct ms_ctx *c)
 	int rc = zap_measure(c, 0);
 
 	return rc ? rc : zap_measure(c, 1);
+}
+
+/* ---- a file in large folios: buffer heads per block and per folio, the batched zap ------ */
+
+/*
+ * will-it-scale's page_fault3 writes a byte to each page of a MAP_SHARED mapping of a file where it
+ * runs (TMPDIR, else /tmp); on ext4 (6.16+) and xfs that file is cached in large folios, which 6.18
+ * maps whole per fault.  A write fault on ext4 walks the folio's buffer heads (ext4_page_mkwrite ->
+ * block_page_mkwrite: __block_write_begin_int and block_commit_write; fault_dirty_shared_page ->
+ * block_dirty_folio) and the munmap marks the folio dirty again (zap_present_folio_ptes or
+ * zap_huge_pmd -> block_dirty_folio); a read pass over the same mapping does neither.  So on files
+ * whose folios all have one size (a buffered write() of a folio's size and alignment makes one
+ * folio, 6.18), the median difference per page between a write pass and the read pass before it:
+ *   2 MiB folios (PMD-mapped, one fault per 512 pages either way): the work per 4 KiB block, and
+ *     the work per fault shared by 512;
+ *   64 KiB folios (PTE-mapped; a read fault's 64 KiB fault-around window is the folio): the same
+ *     per block, the per-fault work shared by 16.
+ * mmsim calibrate separates the two.  The read passes' munmap of 64 KiB and 1 MiB folios gives
+ * the zap of a PTE-mapped large folio (folio_pte_batch since 6.9: one zap_present_folio_ptes per
+ * folio), per folio and per page, separated the same way; the read passes themselves the work per
+ * page of a fault that maps a large folio's pages (filemap_map_pages: set_pte_range over a run of
+ * them, and the user's read of each).  Each file's folio size is checked by
+ * its faults per pass; where they are not one per folio (tmpfs, a file system that caches 4 KiB
+ * folios, a directory we cannot write) the figures are left out and the reason printed.
+ */
+struct ff_file {
+	size_t chunk; /* bytes per write(), the folio size asked for */
+	const char *name;
+	int pairs; /* read/write pairs to time, the first (a warm-up) not counted */
+	double *touch_d, *unmap_d, *unmap_r, *touch_r;
+	int n;
+};
+
+static long ff_minflt(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_minflt;
+}
+
+/* One pass over @len bytes of @fd, a byte written (@write) or read per page, then munmap: ns per
+ * page of each half, and the faults it took.  0 or a negative errno. */
+static int ff_pass(struct ms_ctx *c, int fd, size_t len, int write, double *touch, double *unmap, long *faults)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), pages = len / psz;
+	volatile char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	uintptr_t sum = 0;
+	uint64_t t0, t1, t2;
+	long f0;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	f0 = ff_minflt();
+	t0 = ms_now_ns();
+	for (size_t i = 0; i < pages; i++) {
+		if (write)
+			map[i * psz] = 1;
+		else
+			sum += (uintptr_t)map[i * psz];
+	}
+	t1 = ms_now_ns();
+	*faults = ff_minflt() - f0;
+	munmap((void *)map, len);
+	t2 = ms_now_ns();
+	ms_sink = sum;
+	*touch = ms_per_op(c, t0, t1, (double)pages);
+	*unmap = ms_per_op(c, t1, t2, (double)pages);
+	return 0;
+}
+
+/* Measure one file of @f->chunk-byte folios in @dir: 0 (done or left out, *why says which) or a
+ * negative errno. */
+static int ff_measure(struct ms_ctx *c, const char *dir, size_t len, struct ff_file *f, char *why, size_t cap)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), pages = len / psz, per = f->chunk / psz;
+	int rc = 0, fd;
+	char path[4096];
+	void *buf = NULL;
+	struct ms_budget b;
+
+	f->n = 0;
+	if (snprintf(path, sizeof(path), "%s/mmsim-measure.XXXXXX", dir) >= (int)sizeof(path)) {
+		snprintf(why, cap, "TMPDIR %s is too long", dir);
+		return 0;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		snprintf(why, cap, "cannot create a file in %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	unlink(path);
+	if (posix_memalign(&buf, f->chunk, f->chunk)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memset(buf, 1, f->chunk);
+	for (size_t off = 0; off < len; off += f->chunk) {
+		errno = 0;
+		if (pwrite(fd, buf, f->chunk, (off_t)off) != (ssize_t)f->chunk) {
+			snprintf(why, cap, "cannot write %zu MiB in %s: %s", len / MiB, dir,
+				 errno ? strerror(errno) : "short write");
+			goto out;
+		}
+	}
+	ms_budget_init(&b, c, f->pairs, c->quick ? 0.3 : 1.5);
+	for (int round = -1; ms_budget_more(&b, f->n);) {
+		double rt, ru, wt, wu;
+		long rf, wf = 0;
+
+		if ((rc = ff_pass(c, fd, len, 0, &rt, &ru, &rf)) || (rc = ff_pass(c, fd, len, 1, &wt, &wu, &wf)))
+			break;
+		/* one fault per folio, reading and writing alike (a few more where a pass starts) */
+		if (rf < (long)(pages / per) || rf > (long)(pages / per) + 16 || wf < (long)(pages / per) ||
+		    wf > (long)(pages / per) + 16) {
+			snprintf(why, cap,
+				 "%s: a %zu MiB file written in %zu KiB pieces took %ld faults to read and %ld to "
+				 "write, not one per %zu KiB folio (%zu): %s does not cache large folios here",
+				 f->name, len / MiB, f->chunk >> 10, rf, wf, f->chunk >> 10, pages / per, dir);
+			f->n = 0;
+			break;
+		}
+		if (++round == 0)
+			continue; /* the first pair warms the caches */
+		f->unmap_r[f->n] = ru;
+		f->touch_r[f->n] = rt;
+		f->touch_d[f->n] = wt - rt;
+		f->unmap_d[f->n++] = wu - ru;
+	}
+out:
+	close(fd);
+	free(buf);
+	return rc;
+}
+
+int ms_measure_file_folios(struct ms_ctx *c)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	size_t len = (c->quick ? 32 : 128) * MiB;
+	enum { NS = 16 }; /* samples per figure: at most 15 pairs after the first */
+	double *v = calloc(12 * NS, sizeof(*v));
+	struct ff_file f[] = {
+	    {2 * MiB, "2 MiB folios", 0, v, v + NS, v + 2 * NS, v + 3 * NS, 0},
+	    {64 << 10, "64 KiB folios", 0, v + 4 * NS, v + 5 * NS, v + 6 * NS, v + 7 * NS, 0},
+	    {1 * MiB, "1 MiB folios", 0, v + 8 * NS, v + 9 * NS, v + 10 * NS, v + 11 * NS, 0},
+	};
+	char why[512] = "";
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		f[i].pairs = c->quick ? 4 : NS - 1;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && !rc && !*why; i++)
+		rc = ff_measure(c, dir, len, &f[i], why, sizeof(why));
+	if (rc || *why) {
+		if (*why)
+			fprintf(stderr, "mmsim-measure: the large-folio file figures are left out: %s\n", why);
+		free(v);
+		return rc;
+	}
+#define FF_ADD(q, s, n, ...) (ms_add(c, q, "ns", s, n, __VA_ARGS__) ? 0 : -ENOSPC)
+	rc = FF_ADD("mkwrite_pmd_page", f[0].touch_d, f[0].n,
+		    "write pass less read pass per page of a MAP_SHARED mapping of a %zu MiB file in %s written "
+		    "in 2 MiB pieces (2 MiB folios; %zu faults each): ext4_page_mkwrite per block and per fault / 512",
+		    len / MiB, dir, len / (2 * MiB));
+	if (!rc)
+		rc = FF_ADD("dirty_zap_pmd_page", f[0].unmap_d, f[0].n,
+			    "munmap after the write pass less after the read pass per page; the same file: "
+			    "block_dirty_folio per block and per folio / 512");
+	if (!rc)
+		rc =
+		    FF_ADD("mkwrite_64k_page", f[1].touch_d, f[1].n,
+			   "as mkwrite_pmd_page on a %zu MiB file written in 64 KiB pieces (64 KiB folios; PTE-mapped; "
+			   "%zu faults each): per block and per fault / 16",
+			   len / MiB, len / (64 << 10));
+	if (!rc)
+		rc = FF_ADD("dirty_zap_64k_page", f[1].unmap_d, f[1].n,
+			    "as dirty_zap_pmd_page on the 64 KiB folios: per block and per folio / 16");
+	if (!rc)
+		rc = FF_ADD("munmap_64k_pte", f[1].unmap_r, f[1].n,
+			    "munmap after the read pass per page; the 64 KiB folios (PTE-mapped, clean): the batched "
+			    "zap per PTE and per folio / 16");
+	if (!rc)
+		rc = FF_ADD("mkwrite_1m_page", f[2].touch_d, f[2].n,
+			    "as mkwrite_pmd_page on a %zu MiB file written in 1 MiB pieces (1 MiB folios; PTE-mapped): "
+			    "per block and per fault / 256 (a check of the two above)",
+			    len / MiB);
+	if (!rc)
+		rc = FF_ADD("dirty_zap_1m_page", f[2].unmap_d, f[2].n,
+			    "as dirty_zap_pmd_page on the 1 MiB folios: per block and per folio / 256 (a check)");
+	if (!rc)
+		rc = FF_ADD("munmap_1m_pte", f[2].unmap_r, f[2].n,
+			    "as munmap_64k_pte on the 1 MiB folios: per PTE and per folio / 256");
+	if (!rc)
+		rc = FF_ADD("read_64k_page", f[1].touch_r, f[1].n,
+			    "the read pass per page (one byte read a page; a fault maps a folio whole) of the 64 KiB "
+			    "folios: the work per page and per fault / 16");
+	if (!rc)
+		rc = FF_ADD("read_1m_page", f[2].touch_r, f[2].n,
+			    "the read pass per page of the 1 MiB folios: the work per page and per fault / 256");
+#undef FF_ADD
+	free(v);
+	return rc;
 }
 
 /* ---- cold caches: what a page costs when its lines were evicted ------------------------ */

@@ -32,9 +32,21 @@ static int opens_block(enum sc_act a)
  * folio when larger and map_whole_folio), PTE-mapped or PMD-mapped (a folio of ptes_per_table pages
  * in a PMD-aligned mapping: do_set_pmd in finish_fault, filemap_map_pmd in filemap_map_pages, both
  * long before large folios).  Inside, 'repeat unit_pages' runs once per page of the unit that fired
- * ('every N': N pages, known at compile time).
+ * ('every N': N pages, known at compile time), 'repeat unit_folios' once per folio it maps all or
+ * part of (a read window over small folios maps several; 'every N': N, a page each).
  */
 static const char *const layout_names[] = {"file_write_pte", "file_write_pmd", "file_read_pte", "file_read_pmd"};
+
+/* 'repeat unit_pages|unit_others|unit_folios' (inside a layout's or a count's 'every'): 1, 2, 3; else 0 */
+static int unit_repeat(const char *name)
+{
+	static const char *const names[] = {"unit_pages", "unit_others", "unit_folios"};
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i]))
+			return i + 1;
+	return 0;
+}
 
 static int layout_index(const char *name)
 {
@@ -44,14 +56,15 @@ static int layout_index(const char *name)
 	return -1;
 }
 
-/* 'LAYOUT.pages' / 'LAYOUT.units' (a repeat over the pages, or the units, of one pass that the
- * layout's class maps): the layout, or -1. */
+/* 'LAYOUT.pages' / 'LAYOUT.units' / 'LAYOUT.folios' (a repeat over the pages, the units or the
+ * folios of one pass that the layout's class maps): the layout, or -1. */
 static int layout_pages_name(const char *name)
 {
 	const char *dot = strchr(name, '.');
 	char buf[64];
 
-	if (!dot || (strcmp(dot, ".pages") && strcmp(dot, ".units")) || (size_t)(dot - name) >= sizeof(buf))
+	if (!dot || (strcmp(dot, ".pages") && strcmp(dot, ".units") && strcmp(dot, ".folios")) ||
+	    (size_t)(dot - name) >= sizeof(buf))
 		return -1;
 	memcpy(buf, name, dot - name);
 	buf[dot - name] = 0;
@@ -1749,8 +1762,7 @@ static int names_of(struct sc_names *l, const struct scenario *sc)
 				rc = names_add(l, "batch", layout_more_keys[i]);
 			continue;
 		}
-		if (sc->step[s].act == SA_REPEAT &&
-		    (!strcmp(sc->step[s].name, "unit_pages") || !strcmp(sc->step[s].name, "unit_others")))
+		if (sc->step[s].act == SA_REPEAT && unit_repeat(sc->step[s].name))
 			continue;
 
 		for (size_t i = 1; sec && sc->step[s].name[0] && i < sizeof(named_sections) / sizeof(named_sections[0]);
@@ -1947,7 +1959,8 @@ static int ilog2_64(int64_t v)
 static int layout_build(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k, int which,
 			struct prog_layout *L, struct mm_error *err)
 {
-	int64_t pass = 0, pmd = 0, fa = 0, ra = 0, maxo = 0, whole = 0, *end = NULL, *len = NULL, n = 0, cap = 0;
+	int64_t pass = 0, pmd = 0, fa = 0, ra = 0, maxo = 0, whole = 0, *end = NULL, *len = NULL, *nf = NULL, n = 0,
+		cap = 0;
 	int read = which >= 2, want_pmd = which & 1, rc;
 
 	if ((rc = layout_batch(sc, st, k, "pages_per_map", 1, 1 << 24, &pass, err)) ||
@@ -1980,6 +1993,7 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 			while (o > 0 && ((q & ((INT64_C(1) << o) - 1)) || q + (INT64_C(1) << o) > stop))
 				o--;
 			f = INT64_C(1) << o;
+			L->folios += (f == pmd) == want_pmd;
 			/* this folio's units: a PMD mapping, the whole folio, pages or fault-around windows */
 			for (int64_t at = q; at < q + f; at += u) {
 				int is_pmd = f == pmd;
@@ -1995,23 +2009,29 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 				if (is_pmd != want_pmd)
 					continue;
 				/* a read window over several small folios is one unit, ending where it ends */
-				if (read && !is_pmd && n > 0 && f < fa && end[n - 1] > at)
+				if (read && !is_pmd && n > 0 && f < fa && end[n - 1] > at) {
+					nf[n - 1]++;
 					continue;
+				}
 				if (n == cap) {
 					int64_t nc = cap ? 2 * cap : 1024, *ne = realloc(end, nc * sizeof(*ne)),
-						*nl = ne ? realloc(len, nc * sizeof(*nl)) : NULL;
+						*nl = ne ? realloc(len, nc * sizeof(*nl)) : NULL,
+						*nn = nl ? realloc(nf, nc * sizeof(*nn)) : NULL;
 
-					if (!ne || !nl) {
+					if (!nn) {
 						free(ne ? ne : end);
-						free(len);
+						free(nl ? nl : len);
+						free(nf);
 						return mm_fail(err, MM_ENOMEM, "out of memory");
 					}
 					end = ne;
 					len = nl;
+					nf = nn;
 					cap = nc;
 				}
 				end[n] = at + u < pass ? at + u : pass;
 				len[n] = end[n] - at;
+				nf[n] = 1;
 				n++;
 			}
 			q += f;
@@ -2019,11 +2039,14 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 	}
 	L->n = (int)n;
 	L->pages = len;
+	L->nfolios = nf;
 	L->gap = n ? malloc(n * sizeof(int64_t)) : NULL;
 	if (n && !L->gap) {
 		free(end);
 		free(len);
+		free(nf);
 		L->pages = NULL;
+		L->nfolios = NULL;
 		return mm_fail(err, MM_ENOMEM, "out of memory");
 	}
 	for (int64_t j = 0; j < n; j++) {
@@ -2209,18 +2232,19 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			if ((rc = compile_layout_every(sc, st, k, out, in, err)))
 				return program_free(out), rc;
 		} else if (st->act == SA_REPEAT && layout_pages_name(st->name) >= 0) {
-			/* 'repeat LAYOUT.pages|units': the pages or units of a pass of the class */
+			/* 'repeat LAYOUT.pages|units|folios': the pages, units or folios of a pass of the class */
 			struct sc_step lst = *st;
+			const char *what = strchr(st->name, '.');
+			const struct prog_layout *L;
 
 			*strchr(lst.name, '.') = 0;
 			if ((rc = compile_layout_every(sc, &lst, k, out, in, err)))
 				return program_free(out), rc;
-			in->count = strcmp(strchr(st->name, '.'), ".units") ? out->layout[in->lay - 1].total
-									    : out->layout[in->lay - 1].n;
+			L = &out->layout[in->lay - 1];
+			in->count = !strcmp(what, ".units") ? L->n : !strcmp(what, ".folios") ? L->folios : L->total;
 			in->lay = 0;
 			in->mean = 0;
-		} else if (st->act == SA_REPEAT &&
-			   (!strcmp(st->name, "unit_pages") || !strcmp(st->name, "unit_others"))) {
+		} else if (st->act == SA_REPEAT && unit_repeat(st->name)) {
 			const struct prog_insn *open = NULL;
 
 			for (int d = depth - 1; d >= 0 && !open; d--)
@@ -2250,15 +2274,22 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 				    layout_names[2], layout_names[3]);
 			}
 			if (!open->lay) {
-				/* 'every N' fires once per N visits: a unit of N pages, known here */
-				in->count = open->count - (strcmp(st->name, "unit_pages") ? 1 : 0);
+				/* 'every N' fires once per N visits: a unit of N pages (N folios), known here */
+				in->count = open->count - (unit_repeat(st->name) == 2 ? 1 : 0);
 			} else {
+				const struct prog_layout *L = &out->layout[open->lay - 1];
+
 				/* unit_others: the unit's pages but the one that faulted */
-				in->unit_pages = strcmp(st->name, "unit_pages") ? 2 : 1;
-				in->mean = out->layout[open->lay - 1].n
-					       ? (double)out->layout[open->lay - 1].total / out->layout[open->lay - 1].n
-					       : 1;
-				in->mean -= in->unit_pages - 1;
+				in->unit_pages = unit_repeat(st->name);
+				if (in->unit_pages == 3) {
+					/* a folio that is several units (a page or a window a fault) counts in each */
+					int64_t sum = 0;
+
+					for (int j = 0; j < L->n; j++)
+						sum += L->nfolios[j];
+					in->mean = L->n ? (double)sum / L->n : 1;
+				} else
+					in->mean = (L->n ? (double)L->total / L->n : 1) - (in->unit_pages - 1);
 				in->count = llround(in->mean) > 0 ? llround(in->mean) : 1; /* for estimates */
 			}
 		} else if (st->act == SA_MEMORY || st->act == SA_REPEAT || st->act == SA_EVERY) {
@@ -2334,6 +2365,7 @@ void program_free(struct program *p)
 	for (int l = 0; l < p->nlayout; l++) {
 		free(p->layout[l].gap);
 		free(p->layout[l].pages);
+		free(p->layout[l].nfolios);
 		free(p->layout[l].end);
 	}
 	free(p->insn);

@@ -321,7 +321,9 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 
 	switch (in->act) {
 	case SA_REPEAT: {
-		int64_t count = in->unit_pages ? t->unit - (in->unit_pages - 1) : in->count;
+		int64_t count = in->unit_pages == 3 ? t->unit_folios
+				: in->unit_pages    ? t->unit - (in->unit_pages - 1)
+						    : in->count;
 
 		if (count <= 0) {
 			t->pc = in->match + 1;
@@ -347,6 +349,7 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 			if (L->n && ++t->every[t->pc] >= L->gap[j]) {
 				t->every[t->pc] = 0;
 				t->unit = L->pages[j];
+				t->unit_folios = L->nfolios[j];
 				t->lay_at[t->pc] = j + 1 == L->n ? 0 : j + 1;
 				t->pc++;
 			} else {

@@ -221,16 +221,47 @@ static double profile_figure(const char *text, const char *quantity)
 	return -1;
 }
 
+int calib_split_folio(double small, int n_small, double big, int n_big, double *per_folio, double *per_page)
+{
+	if (small <= 0 || big <= 0 || n_small <= 0 || n_big <= n_small)
+		return 0;
+	*per_folio = (small - big) / (1.0 / n_small - 1.0 / n_big);
+	if (*per_folio < 0)
+		*per_folio = 0;
+	*per_page = big - *per_folio / n_big;
+	if (*per_page < 0)
+		*per_page = 0;
+	return 1;
+}
+
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz)
 {
 	struct mm_error e = {0};
 	char *text = NULL;
-	double around, fread_, zap;
+	double around, fread_, zap, lf[8], folio, page;
+	static const char *const lf_name[8] = {"mkwrite_64k_page",   "mkwrite_pmd_page", "dirty_zap_64k_page",
+					       "dirty_zap_pmd_page", "munmap_64k_pte",	 "munmap_1m_pte",
+					       "read_64k_page",	     "read_1m_page"};
+	/* the large-folio file's pairs: 16-page folios against 512- or 256-page ones */
+	static const struct {
+		int small, n_small, big, n_big;
+		const char *folio_key, *page_key, *what;
+	} lf_split[4] = {
+	    {0, 16, 1, 512, "mkwrite_folio", "mkwrite_page",
+	     "a write pass less a read pass of a file in 64 KiB and in 2 MiB folios"},
+	    {2, 16, 3, 512, "zap_dirty_folio", "zap_dirty_page",
+	     "the munmap after a write pass less after a read pass, the same files"},
+	    {4, 16, 5, 256, "zap_folio_ptes", "zap_pte_batched",
+	     "the munmap of a clean file in 64 KiB and in 1 MiB folios"},
+	    /* the per-fault part is the fault's own work, which the fitted costs hold */
+	    {6, 16, 7, 256, NULL, "map_pages_batched",
+	     "a read pass over the same files (the user's read of each page included)"},
+	};
 	struct {
 		const char *key;
 		double ns;
-		char how[200];
-	} m[2];
+		char how[240];
+	} m[9];
 	int nm = 0;
 
 	cm->nmeas = 0;
@@ -239,6 +270,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	around = profile_figure(text, "fault_around_page");
 	fread_ = profile_figure(text, "fault_read");
 	zap = profile_figure(text, "munmap_file_pte");
+	for (int i = 0; i < 8; i++)
+		lf[i] = profile_figure(text, lf_name[i]);
 	free(text);
 	if (around > 0 && fread_ > 0 && around > fread_ / 16) {
 		m[nm].key = "map_pages_per_page";
@@ -254,6 +287,23 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		m[nm].ns = zap;
 		snprintf(m[nm++].how, sizeof(m[0].how),
 			 "munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
+	}
+	for (int i = 0; i < 4; i++) {
+		const int a = lf_split[i].small, b = lf_split[i].big;
+
+		if (!calib_split_folio(lf[a], lf_split[i].n_small, lf[b], lf_split[i].n_big, &folio, &page))
+			continue;
+		if (lf_split[i].folio_key) {
+			m[nm].key = lf_split[i].folio_key;
+			m[nm].ns = folio;
+			snprintf(m[nm++].how, sizeof(m[0].how),
+				 "per folio, from %s: %s %.4g ns and %s %.4g ns per page", lf_split[i].what, lf_name[a],
+				 lf[a], lf_name[b], lf[b]);
+		}
+		m[nm].key = lf_split[i].page_key;
+		m[nm].ns = page;
+		snprintf(m[nm++].how, sizeof(m[0].how), "per page, from %s: %s %.4g ns and %s %.4g ns per page",
+			 lf_split[i].what, lf_name[a], lf[a], lf_name[b], lf[b]);
 	}
 	for (int i = 0; i < nm; i++) {
 		struct prof_entry *en = profile_find(&cm->kprof, "costs", m[i].key);

@@ -79,8 +79,8 @@ struct calib_model {
 	double carry; /* the factor of the last evaluation (1 before any) */
 	/* kernel costs calib_measured_costs() took from this machine's mmsim-measure figures */
 	int nmeas;
-	int meas_entry[4];
-	char meas_note[4][400];
+	int meas_entry[10];
+	char meas_note[10][400];
 };
 
 /*
@@ -102,11 +102,22 @@ void calib_model_set(struct calib_model *cm, const double *params);
 /*
  * The kernel costs mmsim-measure times on the machine itself, from the figures its profile lists
  * in '#   QUANTITY  VALUE ns' lines (@machine_path, the hardware profile in use): map_pages_per_page
- * = fault_around_page - fault_read / 16 and zap_pte = munmap_file_pte, in cycles at @ghz.  They
- * replace the base profile's (measured on another machine) in cm->kprof and are written with
- * their source.  Returns how many were set (0: the profile lists none, or is no file).
+ * = fault_around_page - fault_read / 16 and zap_pte = munmap_file_pte; from the large-folio file
+ * (where will-it-scale runs) the work per folio and per page of ext4's write fault (mkwrite_folio,
+ * mkwrite_page), of its dirty zap (zap_dirty_folio, zap_dirty_page) and of the batched zap of a
+ * PTE-mapped large folio (zap_folio_ptes, zap_pte_batched), each pair split by calib_split_folio,
+ * and the per-page work of a read fault that maps a large folio (map_pages_batched);
+ * in cycles at @ghz.  They replace the base profile's (measured on another machine) in cm->kprof
+ * and are written with their source.  Returns how many were set (0: the profile lists none, or is
+ * no file).
  */
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz);
+/*
+ * Two figures per page measured on files whose folios have @n_small and @n_big pages: a + u / n
+ * each; sets the work per folio *per_folio = u and per page *per_page = a (neither below 0).
+ * 0 when a figure is missing or the sizes are not n_small < n_big.
+ */
+int calib_split_folio(double small, int n_small, double big, int n_big, double *per_folio, double *per_page);
 
 /* Whether [costs] @key is the user's own work (the loop's load or store), which no kernel cost scales. */
 int calib_user_cost(const char *key);

@@ -642,22 +642,28 @@ static void rt_llround_is_llround(void **state)
  * mapped whole (6.18), per page otherwise, one PMD per order-9 folio either way; a read fault per
  * 16-page fault-around window, or per larger folio mapped whole: 128 x 3 + 32 + 8 = 424 (measured:
  * 0.0143 faults per page: 424 + 44 PMDs = 468 a pass).  Two passes of one task fire each unit
- * twice, 'repeat unit_others' runs its pages but the faulting one.
+ * twice, 'repeat unit_others' runs its pages but the faulting one.  'repeat LAYOUT.folios' runs once
+ * per folio of the class, whatever the units: 2728 PTE-mapped folios at 8192 KiB (a read window
+ * over several small folios is one unit but as many folios), 1063 at 128 KiB, 422 at 512 KiB.
+ * 'repeat unit_folios' runs once per folio a unit maps all or part of: summed over a pass, the
+ * folios, but where a folio is several units (one page, or one window, per fault: 6.16), once for
+ * each: 10240 PTE-mapped pages written one a fault; read in 16-page windows, 2048 + 512 + 128 for
+ * orders 0, 2 and 4 and 128 + 128 windows over orders 6 and 8 (2944).
  */
 static void layout_every_fires_once_per_unit(void **state)
 {
 	static const struct {
 		int ra, whole;
 		const char *layout;
-		int units, pages, pmd_units;
+		int units, pages, pmd_units, folios, unit_folios;
 	} cases[] = {
-	    {2048, 1, "file_write", 2728, 10240, 44},
-	    {2048, 0, "file_write", 10240, 10240, 44},
-	    {2048, 1, "file_read", 424, 10240, 44},
-	    {2048, 0, "file_read", 640, 10240, 44},
-	    {32, 1, "file_write", 1063, 32768, 0},
-	    {128, 1, "file_write", 422, 32768, 0},
-	    {32, 1, "file_read", 2 + 2 + 2 + 1021, 32768, 0},
+	    {2048, 1, "file_write", 2728, 10240, 44, 2728, 2728},
+	    {2048, 0, "file_write", 10240, 10240, 44, 2728, 10240},
+	    {2048, 1, "file_read", 424, 10240, 44, 2728, 2728},
+	    {2048, 0, "file_read", 640, 10240, 44, 2728, 2944},
+	    {32, 1, "file_write", 1063, 32768, 0, 1063, 1063},
+	    {128, 1, "file_write", 422, 32768, 0, 422, 422},
+	    {32, 1, "file_read", 2 + 2 + 2 + 1021, 32768, 0, 1063, 1063},
 	};
 
 	(void)state;
@@ -665,7 +671,7 @@ static void layout_every_fires_once_per_unit(void **state)
 		char hw[1024], k[512], scn[1024];
 		struct tworld w;
 		struct sim_result r;
-		struct sim_step_stats steps[16];
+		struct sim_step_stats steps[20];
 		struct sim_config c;
 
 		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
@@ -678,20 +684,25 @@ static void layout_every_fires_once_per_unit(void **state)
 			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
 			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
 			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
-			 "  end\n  every %s_pmd\n    p compute 1ns\n  end\n  repeat %s_pmd.units\n    q compute 1ns\n"
-			 "  end\n",
-			 cases[i].layout, cases[i].layout, cases[i].layout);
+			 "    repeat unit_folios\n      s compute 1ns\n    end\n  end\n  every %s_pmd\n    p compute "
+			 "1ns\n  end\n  repeat %s_pmd.units\n    q compute 1ns\n"
+			 "  end\n  repeat %s_pte.folios\n    r compute 1ns\n  end\n",
+			 cases[i].layout, cases[i].layout, cases[i].layout, cases[i].layout);
 		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
 		assert_int_equal(w.prog.nlayout, 2);
 		assert_int_equal(w.prog.layout[0].n, cases[i].units);
 		assert_int_equal(w.prog.layout[0].total, cases[i].pages);
 		assert_int_equal(w.prog.layout[1].n, cases[i].pmd_units);
 		assert_int_equal(w.prog.layout[1].total, 512 * cases[i].pmd_units);
+		assert_int_equal(w.prog.layout[0].folios, cases[i].folios);
+		assert_int_equal(w.prog.layout[1].folios, cases[i].pmd_units);
 		/* the visits per operation the counts check and explain use */
 		assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
 		assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0, 1e-12);
-		assert_float_equal(w.prog.visits[8], cases[i].pmd_units / 32768.0, 1e-12);
-		assert_float_equal(w.prog.visits[11], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
+		assert_float_equal(w.prog.visits[7], cases[i].unit_folios / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[11], cases[i].pmd_units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[14], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
+		assert_float_equal(w.prog.visits[17], cases[i].folios, 1e-12);	  /* repeat LAYOUT.folios */
 		/* and the interpreter: two passes, each unit's fault twice */
 		c = t_cfg(&w, 1);
 		c.ops_per_task = 2 * 32768;
@@ -699,8 +710,10 @@ static void layout_every_fires_once_per_unit(void **state)
 		t_run(&c, &r);
 		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
 		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
-		assert_float_equal(steps[8].visits, 2.0 * cases[i].pmd_units, 0);
-		assert_float_equal(steps[11].visits, 2.0 * 32768 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[7].visits, 2.0 * cases[i].unit_folios, 0);
+		assert_float_equal(steps[11].visits, 2.0 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[14].visits, 2.0 * 32768 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[17].visits, 2.0 * 32768 * cases[i].folios, 0);
 		t_world_free(&w);
 	}
 }
