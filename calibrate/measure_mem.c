@@ -428,47 +428,63 @@ int ms_measure_file_folios(struct ms_ctx *c)
 		free(v);
 		return rc;
 	}
-#define FF_ADD(q, s, n, ...) (ms_add(c, q, "ns", s, n, __VA_ARGS__) ? 0 : -ENOSPC)
-	rc = FF_ADD("mkwrite_pmd_page", f[0].touch_d, f[0].n,
-		    "write pass less read pass per page of a MAP_SHARED mapping of a %zu MiB file in %s written "
-		    "in 2 MiB pieces (2 MiB folios; %zu faults each): ext4_page_mkwrite per block and per fault / 512",
+	{
+		char pmd[240], k64[240], m1[240];
+		const struct {
+			const char *q;
+			const struct ff_file *f;
+			int what; /* 0 write less read, 1 its munmap's, 2 the clean munmap, 3 the read pass */
+			const char *how;
+		} out[] = {
+		    {"mkwrite_pmd_page", &f[0], 0, pmd},
+		    {"dirty_zap_pmd_page", &f[0], 1,
+		     "munmap after the write pass less after the read pass per page; the same file: block_dirty_folio "
+		     "per block and per folio / 512"},
+		    {"mkwrite_64k_page", &f[1], 0, k64},
+		    {"dirty_zap_64k_page", &f[1], 1,
+		     "as dirty_zap_pmd_page on the 64 KiB folios: per block and per folio / 16"},
+		    {"munmap_64k_pte", &f[1], 2,
+		     "munmap after the read pass per page; the 64 KiB folios (PTE-mapped, clean): the batched zap per "
+		     "PTE "
+		     "and per folio / 16"},
+		    {"mkwrite_1m_page", &f[2], 0, m1},
+		    {"dirty_zap_1m_page", &f[2], 1,
+		     "as dirty_zap_pmd_page on the 1 MiB folios: per block and per folio / 256 (a check)"},
+		    {"munmap_1m_pte", &f[2], 2, "as munmap_64k_pte on the 1 MiB folios: per PTE and per folio / 256"},
+		    {"read_64k_page", &f[1], 3,
+		     "the read pass per page (one byte read a page; a fault maps a folio whole) of the 64 KiB folios: "
+		     "the "
+		     "work per page and per fault / 16"},
+		    {"read_1m_page", &f[2], 3,
+		     "the read pass per page of the 1 MiB folios: the work per page and per fault / 256"},
+		};
+
+		snprintf(
+		    pmd, sizeof(pmd),
+		    "write pass less read pass per page of a MAP_SHARED mapping of a %zu MiB file in %s written in 2 "
+		    "MiB pieces (2 MiB folios; %zu faults each): ext4_page_mkwrite per block and per fault / 512",
 		    len / MiB, dir, len / (2 * MiB));
-	if (!rc)
-		rc = FF_ADD("dirty_zap_pmd_page", f[0].unmap_d, f[0].n,
-			    "munmap after the write pass less after the read pass per page; the same file: "
-			    "block_dirty_folio per block and per folio / 512");
-	if (!rc)
-		rc =
-		    FF_ADD("mkwrite_64k_page", f[1].touch_d, f[1].n,
-			   "as mkwrite_pmd_page on a %zu MiB file written in 64 KiB pieces (64 KiB folios; PTE-mapped; "
-			   "%zu faults each): per block and per fault / 16",
-			   len / MiB, len / (64 << 10));
-	if (!rc)
-		rc = FF_ADD("dirty_zap_64k_page", f[1].unmap_d, f[1].n,
-			    "as dirty_zap_pmd_page on the 64 KiB folios: per block and per folio / 16");
-	if (!rc)
-		rc = FF_ADD("munmap_64k_pte", f[1].unmap_r, f[1].n,
-			    "munmap after the read pass per page; the 64 KiB folios (PTE-mapped, clean): the batched "
-			    "zap per PTE and per folio / 16");
-	if (!rc)
-		rc = FF_ADD("mkwrite_1m_page", f[2].touch_d, f[2].n,
-			    "as mkwrite_pmd_page on a %zu MiB file written in 1 MiB pieces (1 MiB folios; PTE-mapped): "
-			    "per block and per fault / 256 (a check of the two above)",
-			    len / MiB);
-	if (!rc)
-		rc = FF_ADD("dirty_zap_1m_page", f[2].unmap_d, f[2].n,
-			    "as dirty_zap_pmd_page on the 1 MiB folios: per block and per folio / 256 (a check)");
-	if (!rc)
-		rc = FF_ADD("munmap_1m_pte", f[2].unmap_r, f[2].n,
-			    "as munmap_64k_pte on the 1 MiB folios: per PTE and per folio / 256");
-	if (!rc)
-		rc = FF_ADD("read_64k_page", f[1].touch_r, f[1].n,
-			    "the read pass per page (one byte read a page; a fault maps a folio whole) of the 64 KiB "
-			    "folios: the work per page and per fault / 16");
-	if (!rc)
-		rc = FF_ADD("read_1m_page", f[2].touch_r, f[2].n,
-			    "the read pass per page of the 1 MiB folios: the work per page and per fault / 256");
-#undef FF_ADD
+		snprintf(
+		    k64, sizeof(k64),
+		    "as mkwrite_pmd_page on a %zu MiB file written in 64 KiB pieces (64 KiB folios; PTE-mapped; %zu "
+		    "faults each): per block and per fault / 16",
+		    len / MiB, len / (64 << 10));
+		snprintf(
+		    m1, sizeof(m1),
+		    "as mkwrite_pmd_page on a %zu MiB file written in 1 MiB pieces (1 MiB folios; PTE-mapped): per "
+		    "block and per fault / 256 (a check of the two above)",
+		    len / MiB);
+		for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && !rc; i++) {
+			const struct ff_file *x = out[i].f;
+			const double *s = out[i].what == 0   ? x->touch_d
+					  : out[i].what == 1 ? x->unmap_d
+					  : out[i].what == 2 ? x->unmap_r
+							     : x->touch_r;
+
+			if (!ms_add(c, out[i].q, "ns", s, x->n, "%s", out[i].how))
+				rc = -ENOSPC;
+		}
+	}
 	free(v);
 	return rc;
 }

@@ -383,6 +383,21 @@ static void carry_is_the_median_ratio(void **state)
 	w->cm.carry_on = 0; /* mmsim calibrate's default */
 }
 
+/* A hardware profile's text in a new file under /tmp: its name in @path (64 bytes). */
+static void figures_file(char *path, const char *text)
+{
+	int fd;
+	FILE *f;
+
+	snprintf(path, 64, "/tmp/mmsim-test-calib-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 /*
  * This machine's own figures, worked by hand: with fault_read 640 ns, fault_around_page 200 ns and
  * munmap_file_pte 100 ns at 4 GHz, map_pages_per_page = (200 - 640 / 16) x 4 = 640 cycles and
@@ -392,20 +407,14 @@ static void carry_is_the_median_ratio(void **state)
 static void measured_costs_from_the_profile(void **state)
 {
 	struct world *w = *state;
-	char path[64] = "/tmp/mmsim-test-calib-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f;
+	char path[64];
 	const struct prof_entry *mp, *zp;
 
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fprintf(f, "# mmsim-measure figures\n"
-		   "#   fault_read                    640 ns     median 640 ns of 300 samples\n"
-		   "#   fault_around_page             200 ns     median 200 ns of 60 samples\n"
-		   "#   munmap_file_pte               100 ns     median 100 ns of 60 samples\n"
-		   "[machine]\nname = t\n");
-	fclose(f);
+	figures_file(path, "# mmsim-measure figures\n"
+			   "#   fault_read                    640 ns     median 640 ns of 300 samples\n"
+			   "#   fault_around_page             200 ns     median 200 ns of 60 samples\n"
+			   "#   munmap_file_pte               100 ns     median 100 ns of 60 samples\n"
+			   "[machine]\nname = t\n");
 	assert_int_equal(calib_measured_costs(&w->cm, "generic", 4), 0);
 	assert_int_equal(calib_measured_costs(&w->cm, "/nonexistent/machine.conf", 4), 0);
 	mp = profile_find(&w->cm.kprof, "costs", "map_pages_per_page");
@@ -419,13 +428,7 @@ static void measured_costs_from_the_profile(void **state)
 	assert_true(fabs(zp->num - 400) < 1e-9);
 	assert_non_null(strstr(w->cm.meas_note[0], "fault_around_page 200 ns less fault_read 640 ns / 16"));
 	/* back to linux-6.8's for the tests after this one: figures that give 210 and 143 at 1 GHz */
-	snprintf(path, sizeof(path), "/tmp/mmsim-test-calib-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fprintf(f, "#   fault_read 16 ns\n#   fault_around_page 211 ns\n#   munmap_file_pte 143 ns\n");
-	fclose(f);
+	figures_file(path, "#   fault_read 16 ns\n#   fault_around_page 211 ns\n#   munmap_file_pte 143 ns\n");
 	assert_int_equal(calib_measured_costs(&w->cm, path, 1), 2);
 	unlink(path);
 	assert_true(mp->num == 210 && zp->num == 143);
@@ -451,23 +454,17 @@ static void folio_costs_from_the_profile(void **state)
 		    {"zap_folio_ptes", 320}, {"zap_pte_batched", 10}, {"map_pages_batched", 24}};
 	struct prof_entry old[7];
 	double folio, page;
-	char path[64] = "/tmp/mmsim-test-calib-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f;
+	char path[64];
 
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fprintf(f, "#   mkwrite_pmd_page              23.125 ns     median\n"
-		   "#   dirty_zap_pmd_page            9 ns\n"
-		   "#   mkwrite_64k_page              120 ns\n"
-		   "#   dirty_zap_64k_page            40 ns\n"
-		   "#   munmap_64k_pte                15 ns\n"
-		   "#   mkwrite_1m_page               26.25 ns\n"
-		   "#   munmap_1m_pte                 5.625 ns\n"
-		   "#   read_64k_page                 212 ns\n"
-		   "#   read_1m_page                  24.5 ns\n");
-	fclose(f);
+	figures_file(path, "#   mkwrite_pmd_page              23.125 ns     median\n"
+			   "#   dirty_zap_pmd_page            9 ns\n"
+			   "#   mkwrite_64k_page              120 ns\n"
+			   "#   dirty_zap_64k_page            40 ns\n"
+			   "#   munmap_64k_pte                15 ns\n"
+			   "#   mkwrite_1m_page               26.25 ns\n"
+			   "#   munmap_1m_pte                 5.625 ns\n"
+			   "#   read_64k_page                 212 ns\n"
+			   "#   read_1m_page                  24.5 ns\n");
 	for (int i = 0; i < 7; i++) {
 		struct prof_entry *en = profile_find(&w->cm.kprof, "costs", want[i].key);
 
