@@ -33,16 +33,19 @@ static int opens_block(enum sc_act a)
  * in a PMD-aligned mapping: do_set_pmd in finish_fault, filemap_map_pmd in filemap_map_pages, both
  * long before large folios).  Inside, 'repeat unit_pages' runs once per page of the unit that fired
  * ('every N': N pages, known at compile time), 'repeat unit_folios' once per folio it maps all or
- * part of (a read window over small folios maps several; 'every N': N, a page each).
+ * part of (a read window over small folios maps several; 'every N': N, a page each), 'repeat
+ * unit_folio_pages' once per page of those folios (a page of a large folio written alone: the
+ * whole folio's, as block_page_mkwrite walks it).
  */
 static const char *const layout_names[] = {"file_write_pte", "file_write_pmd", "file_read_pte", "file_read_pmd"};
 
-/* 'repeat unit_pages|unit_others|unit_folios' (inside a layout's or a count's 'every'): 1, 2, 3; else 0 */
+/* 'repeat unit_pages|unit_others|unit_folios|unit_folio_pages' (inside a layout's or a count's 'every'):
+ * 1 to 4; else 0 */
 static int unit_repeat(const char *name)
 {
-	static const char *const names[] = {"unit_pages", "unit_others", "unit_folios"};
+	static const char *const names[] = {"unit_pages", "unit_others", "unit_folios", "unit_folio_pages"};
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(name, names[i]))
 			return i + 1;
 	return 0;
@@ -1959,8 +1962,8 @@ static int ilog2_64(int64_t v)
 static int layout_build(const struct scenario *sc, const struct sc_step *st, const struct kernel_profile *k, int which,
 			struct prog_layout *L, struct mm_error *err)
 {
-	int64_t pass = 0, pmd = 0, fa = 0, ra = 0, maxo = 0, whole = 0, *end = NULL, *len = NULL, *nf = NULL, n = 0,
-		cap = 0;
+	int64_t pass = 0, pmd = 0, fa = 0, ra = 0, maxo = 0, whole = 0, *end = NULL, *len = NULL, *nf = NULL,
+		*fp = NULL, n = 0, cap = 0;
 	int read = which >= 2, want_pmd = which & 1, rc;
 
 	if ((rc = layout_batch(sc, st, k, "pages_per_map", 1, 1 << 24, &pass, err)) ||
@@ -2011,27 +2014,32 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 				/* a read window over several small folios is one unit, ending where it ends */
 				if (read && !is_pmd && n > 0 && f < fa && end[n - 1] > at) {
 					nf[n - 1]++;
+					fp[n - 1] += f;
 					continue;
 				}
 				if (n == cap) {
 					int64_t nc = cap ? 2 * cap : 1024, *ne = realloc(end, nc * sizeof(*ne)),
 						*nl = ne ? realloc(len, nc * sizeof(*nl)) : NULL,
-						*nn = nl ? realloc(nf, nc * sizeof(*nn)) : NULL;
+						*nn = nl ? realloc(nf, nc * sizeof(*nn)) : NULL,
+						*np = nn ? realloc(fp, nc * sizeof(*np)) : NULL;
 
-					if (!nn) {
+					if (!np) {
 						free(ne ? ne : end);
 						free(nl ? nl : len);
-						free(nf);
+						free(nn ? nn : nf);
+						free(fp);
 						return mm_fail(err, MM_ENOMEM, "out of memory");
 					}
 					end = ne;
 					len = nl;
 					nf = nn;
+					fp = np;
 					cap = nc;
 				}
 				end[n] = at + u < pass ? at + u : pass;
 				len[n] = end[n] - at;
 				nf[n] = 1;
+				fp[n] = f;
 				n++;
 			}
 			q += f;
@@ -2040,13 +2048,16 @@ static int layout_build(const struct scenario *sc, const struct sc_step *st, con
 	L->n = (int)n;
 	L->pages = len;
 	L->nfolios = nf;
+	L->fpages = fp;
 	L->gap = n ? malloc(n * sizeof(int64_t)) : NULL;
 	if (n && !L->gap) {
 		free(end);
 		free(len);
 		free(nf);
+		free(fp);
 		L->pages = NULL;
 		L->nfolios = NULL;
+		L->fpages = NULL;
 		return mm_fail(err, MM_ENOMEM, "out of memory");
 	}
 	for (int64_t j = 0; j < n; j++) {
@@ -2281,12 +2292,12 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 
 				/* unit_others: the unit's pages but the one that faulted */
 				in->unit_pages = unit_repeat(st->name);
-				if (in->unit_pages == 3) {
+				if (in->unit_pages >= 3) {
 					/* a folio that is several units (a page or a window a fault) counts in each */
 					int64_t sum = 0;
 
 					for (int j = 0; j < L->n; j++)
-						sum += L->nfolios[j];
+						sum += in->unit_pages == 3 ? L->nfolios[j] : L->fpages[j];
 					in->mean = L->n ? (double)sum / L->n : 1;
 				} else
 					in->mean = (L->n ? (double)L->total / L->n : 1) - (in->unit_pages - 1);
@@ -2366,6 +2377,7 @@ void program_free(struct program *p)
 		free(p->layout[l].gap);
 		free(p->layout[l].pages);
 		free(p->layout[l].nfolios);
+		free(p->layout[l].fpages);
 		free(p->layout[l].end);
 	}
 	free(p->insn);

@@ -181,7 +181,7 @@ struct prog_insn {
 	double prob;	/* CHOOSE: the chance of the first branch, 0 to 1 */
 	int lay;	/* EVERY: 1 + its index in program.layout (a folio layout's units), 0: a count */
 	int unit_pages; /* REPEAT: 1 the pages of the unit the innermost layout 'every' fired on, 2 less one,
-			   3 the unit's folios */
+			   3 the unit's folios, 4 their pages */
 	double mean;	/* EVERY of a layout: pages per unit of its class; REPEAT unit_pages: pages per unit */
 	int src_line;
 };
@@ -197,6 +197,7 @@ struct prog_layout {
 	int64_t *gap;	  /* pages from the end of the class's previous unit (cyclically) to the end of this one */
 	int64_t *pages;	  /* pages of each unit */
 	int64_t *nfolios; /* folios each unit maps (all or part of): a read window over small folios, several */
+	int64_t *fpages;  /* the pages of those folios: a page of a large folio written alone, the folio's */
 	int64_t *end;	  /* where each unit ends, pages from the start of the pass */
 	int64_t total;	  /* their sum: the pages of the pass that units of this class map */
 	int64_t folios;	  /* the folios of the pass whose pages are in this class */

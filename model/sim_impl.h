@@ -36,6 +36,7 @@ struct sim_task {
 	int *lay_at;	     /* a folio layout's 'every': the unit whose end comes next (NULL: no layouts) */
 	int64_t unit;	     /* pages of the unit the last layout 'every' fired on ('repeat unit_pages') */
 	int64_t unit_folios; /* its folios ('repeat unit_folios') */
+	int64_t unit_fpages; /* their pages ('repeat unit_folio_pages') */
 	double ops, units;
 	sim_time_t done_at;
 	sim_time_t mark;	  /* when its previous step ended */

@@ -648,22 +648,26 @@ static void rt_llround_is_llround(void **state)
  * 'repeat unit_folios' runs once per folio a unit maps all or part of: summed over a pass, the
  * folios, but where a folio is several units (one page, or one window, per fault: 6.16), once for
  * each: 10240 PTE-mapped pages written one a fault; read in 16-page windows, 2048 + 512 + 128 for
- * orders 0, 2 and 4 and 128 + 128 windows over orders 6 and 8 (2944).
+ * orders 0, 2 and 4 and 128 + 128 windows over orders 6 and 8 (2944).  'repeat unit_folio_pages'
+ * runs once per page of those folios: the pages of the pass where each unit is a folio or a window
+ * over whole folios, but a page of a folio of f pages written alone runs f times (2048 x 1 + 512 x 16
+ * + 128 x 256 + 32 x 4096 + 8 x 65536 = 698368 for one write per page), a window inside one 4 x 64
+ * for an order-6 folio and 16 x 256 for order 8 (6144 + 8192 + 32768 = 47104).
  */
 static void layout_every_fires_once_per_unit(void **state)
 {
 	static const struct {
 		int ra, whole;
 		const char *layout;
-		int units, pages, pmd_units, folios, unit_folios;
+		int units, pages, pmd_units, folios, unit_folios, folio_pages;
 	} cases[] = {
-	    {2048, 1, "file_write", 2728, 10240, 44, 2728, 2728},
-	    {2048, 0, "file_write", 10240, 10240, 44, 2728, 10240},
-	    {2048, 1, "file_read", 424, 10240, 44, 2728, 2728},
-	    {2048, 0, "file_read", 640, 10240, 44, 2728, 2944},
-	    {32, 1, "file_write", 1063, 32768, 0, 1063, 1063},
-	    {128, 1, "file_write", 422, 32768, 0, 422, 422},
-	    {32, 1, "file_read", 2 + 2 + 2 + 1021, 32768, 0, 1063, 1063},
+	    {2048, 1, "file_write", 2728, 10240, 44, 2728, 2728, 10240},
+	    {2048, 0, "file_write", 10240, 10240, 44, 2728, 10240, 698368},
+	    {2048, 1, "file_read", 424, 10240, 44, 2728, 2728, 10240},
+	    {2048, 0, "file_read", 640, 10240, 44, 2728, 2944, 47104},
+	    {32, 1, "file_write", 1063, 32768, 0, 1063, 1063, 32768},
+	    {128, 1, "file_write", 422, 32768, 0, 422, 422, 32768},
+	    {32, 1, "file_read", 2 + 2 + 2 + 1021, 32768, 0, 1063, 1063, 32768},
 	};
 
 	(void)state;
@@ -671,7 +675,7 @@ static void layout_every_fires_once_per_unit(void **state)
 		char hw[1024], k[512], scn[1024];
 		struct tworld w;
 		struct sim_result r;
-		struct sim_step_stats steps[20];
+		struct sim_step_stats steps[24];
 		struct sim_config c;
 
 		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
@@ -680,14 +684,16 @@ static void layout_every_fires_once_per_unit(void **state)
 			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
 			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
 			 cases[i].ra, cases[i].whole);
-		snprintf(scn, sizeof(scn),
-			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
-			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
-			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
-			 "    repeat unit_folios\n      s compute 1ns\n    end\n  end\n  every %s_pmd\n    p compute "
-			 "1ns\n  end\n  repeat %s_pmd.units\n    q compute 1ns\n"
-			 "  end\n  repeat %s_pte.folios\n    r compute 1ns\n  end\n",
-			 cases[i].layout, cases[i].layout, cases[i].layout, cases[i].layout);
+		snprintf(
+		    scn, sizeof(scn),
+		    "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
+		    "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+		    "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
+		    "    repeat unit_folios\n      s compute 1ns\n    end\n"
+		    "    repeat unit_folio_pages\n      t compute 1ns\n    end\n  end\n  every %s_pmd\n    p compute "
+		    "1ns\n  end\n  repeat %s_pmd.units\n    q compute 1ns\n"
+		    "  end\n  repeat %s_pte.folios\n    r compute 1ns\n  end\n",
+		    cases[i].layout, cases[i].layout, cases[i].layout, cases[i].layout);
 		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
 		assert_int_equal(w.prog.nlayout, 2);
 		assert_int_equal(w.prog.layout[0].n, cases[i].units);
@@ -700,9 +706,10 @@ static void layout_every_fires_once_per_unit(void **state)
 		assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
 		assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0, 1e-12);
 		assert_float_equal(w.prog.visits[7], cases[i].unit_folios / 32768.0, 1e-12);
-		assert_float_equal(w.prog.visits[11], cases[i].pmd_units / 32768.0, 1e-12);
-		assert_float_equal(w.prog.visits[14], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
-		assert_float_equal(w.prog.visits[17], cases[i].folios, 1e-12);	  /* repeat LAYOUT.folios */
+		assert_float_equal(w.prog.visits[10], cases[i].folio_pages / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[14], cases[i].pmd_units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[17], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
+		assert_float_equal(w.prog.visits[20], cases[i].folios, 1e-12);	  /* repeat LAYOUT.folios */
 		/* and the interpreter: two passes, each unit's fault twice */
 		c = t_cfg(&w, 1);
 		c.ops_per_task = 2 * 32768;
@@ -711,9 +718,10 @@ static void layout_every_fires_once_per_unit(void **state)
 		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
 		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
 		assert_float_equal(steps[7].visits, 2.0 * cases[i].unit_folios, 0);
-		assert_float_equal(steps[11].visits, 2.0 * cases[i].pmd_units, 0);
-		assert_float_equal(steps[14].visits, 2.0 * 32768 * cases[i].pmd_units, 0);
-		assert_float_equal(steps[17].visits, 2.0 * 32768 * cases[i].folios, 0);
+		assert_float_equal(steps[10].visits, 2.0 * cases[i].folio_pages, 0);
+		assert_float_equal(steps[14].visits, 2.0 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[17].visits, 2.0 * 32768 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[20].visits, 2.0 * 32768 * cases[i].folios, 0);
 		t_world_free(&w);
 	}
 }
