@@ -226,12 +226,8 @@ int calib_split_folio(double small, int n_small, double big, int n_big, double *
 	if (small <= 0 || big <= 0 || n_small <= 0 || n_big <= n_small)
 		return 0;
 	*per_folio = (small - big) / (1.0 / n_small - 1.0 / n_big);
-	if (*per_folio < 0)
-		*per_folio = 0;
 	*per_page = big - *per_folio / n_big;
-	if (*per_page < 0)
-		*per_page = 0;
-	return 1;
+	return *per_folio >= 0 && *per_page > 0;
 }
 
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz)
@@ -265,6 +261,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	int nm = 0;
 
 	cm->nmeas = 0;
+	cm->nmeas_skipped = 0;
 	if (ghz <= 0 || !machine_path || access(machine_path, R_OK) || mm_read_text_file(machine_path, &text, &e))
 		return 0;
 	around = profile_figure(text, "fault_around_page");
@@ -291,8 +288,17 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	for (int i = 0; i < 4; i++) {
 		const int a = lf_split[i].small, b = lf_split[i].big;
 
-		if (!calib_split_folio(lf[a], lf_split[i].n_small, lf[b], lf_split[i].n_big, &folio, &page))
+		if (!calib_split_folio(lf[a], lf_split[i].n_small, lf[b], lf_split[i].n_big, &folio, &page)) {
+			if (lf[a] > 0 && lf[b] > 0)
+				snprintf(
+				    cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+				    "%s%s%s left at the base's: %s %.4g ns and %s %.4g ns per page are not a + u / n "
+				    "with a > 0 and u >= 0 (noise; a loaded machine?)",
+				    lf_split[i].folio_key ? lf_split[i].folio_key : "",
+				    lf_split[i].folio_key ? " and " : "", lf_split[i].page_key, lf_name[a], lf[a],
+				    lf_name[b], lf[b]);
 			continue;
+		}
 		if (lf_split[i].folio_key) {
 			m[nm].key = lf_split[i].folio_key;
 			m[nm].ns = folio;
@@ -1868,10 +1874,12 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	have_cm = 1;
 	cm.seed = o->seed ? o->seed : 1;
 	cm.carry_on = o->carry;
-	if (calib_measured_costs(&cm, c->machine_path, hw_freq_ghz(&m.hw, 1)))
-		for (int i = 0; i < cm.nmeas; i++)
-			stage(c, "%s = %.0f cycles, from the hardware profile's own figures (not fitted)",
-			      cm.kprof.e[cm.meas_entry[i]].key, cm.kprof.e[cm.meas_entry[i]].num);
+	calib_measured_costs(&cm, c->machine_path, hw_freq_ghz(&m.hw, 1));
+	for (int i = 0; i < cm.nmeas; i++)
+		stage(c, "%s = %.0f cycles, from the hardware profile's own figures (not fitted)",
+		      cm.kprof.e[cm.meas_entry[i]].key, cm.kprof.e[cm.meas_entry[i]].num);
+	for (int i = 0; i < cm.nmeas_skipped; i++)
+		stage(c, "%s", cm.meas_skipped[i]);
 	cm.max_evals = 400;
 	cm.refit_evals = 120; /* the synthetic recovery test: 40 made a weak cost's range too narrow */
 	if (o->quick) {

@@ -81,6 +81,9 @@ struct calib_model {
 	int nmeas;
 	int meas_entry[10];
 	char meas_note[10][400];
+	/* pairs of figures present but not of the form a + u / n (a load's noise): left at the base's */
+	int nmeas_skipped;
+	char meas_skipped[4][300];
 };
 
 /*
@@ -114,8 +117,10 @@ void calib_model_set(struct calib_model *cm, const double *params);
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz);
 /*
  * Two figures per page measured on files whose folios have @n_small and @n_big pages: a + u / n
- * each; sets the work per folio *per_folio = u and per page *per_page = a (neither below 0).
- * 0 when a figure is missing or the sizes are not n_small < n_big.
+ * each; sets the work per folio *per_folio = u and per page *per_page = a.  0 when a figure is
+ * missing, the sizes are not n_small < n_big, or the figures are not of that form (u < 0: the
+ * smaller folios cheaper per page; a <= 0: the larger ones cheaper than their share of u), which
+ * a loaded machine's noise gives: no cost is 0.
  */
 int calib_split_folio(double small, int n_small, double big, int n_big, double *per_folio, double *per_page);
 
