@@ -293,11 +293,14 @@ int ms_measure_munmap(struct ms_ctx *c)
  * its faults per pass; where they are not one per folio (tmpfs, a file system that caches 4 KiB
  * folios, a directory we cannot write) the figures are left out and the reason printed.
  */
+/* What each pair of passes gives, per page: the write pass less the read pass, the munmap after it
+ * less the one after the read, the munmap after the read pass, the read pass. */
+enum ff_fig { FF_WRITE_LESS_READ, FF_UNMAP_DIRTY, FF_UNMAP_CLEAN, FF_READ, FF_NFIG };
+#define FF_MAX_PAIRS 15 /* timed pairs after the warm-up pair (--quick: 4) */
+
 struct ff_file {
 	size_t chunk; /* bytes per write(), the folio size asked for */
-	const char *name;
-	int pairs; /* read/write pairs to time, the first (a warm-up) not counted */
-	double *touch_d, *unmap_d, *unmap_r, *touch_r;
+	double s[FF_NFIG][FF_MAX_PAIRS];
 	int n;
 };
 
@@ -372,7 +375,7 @@ static int ff_measure(struct ms_ctx *c, const char *dir, size_t len, struct ff_f
 			goto out;
 		}
 	}
-	ms_budget_init(&b, c, f->pairs, c->quick ? 0.3 : 1.5);
+	ms_budget_init(&b, c, c->quick ? 4 : FF_MAX_PAIRS, c->quick ? 0.3 : 1.5);
 	for (int round = -1; ms_budget_more(&b, f->n);) {
 		double rt, ru, wt, wu;
 		long rf, wf = 0;
@@ -383,18 +386,18 @@ static int ff_measure(struct ms_ctx *c, const char *dir, size_t len, struct ff_f
 		if (rf < (long)(pages / per) || rf > (long)(pages / per) + 16 || wf < (long)(pages / per) ||
 		    wf > (long)(pages / per) + 16) {
 			snprintf(why, cap,
-				 "%s: a %zu MiB file written in %zu KiB pieces took %ld faults to read and %ld to "
-				 "write, not one per %zu KiB folio (%zu): %s does not cache large folios here",
-				 f->name, len / MiB, f->chunk >> 10, rf, wf, f->chunk >> 10, pages / per, dir);
+				 "a %zu MiB file written in %zu KiB pieces took %ld faults to read and %ld to write, "
+				 "not one per %zu KiB folio (%zu): %s does not cache large folios here",
+				 len / MiB, f->chunk >> 10, rf, wf, f->chunk >> 10, pages / per, dir);
 			f->n = 0;
 			break;
 		}
 		if (++round == 0)
 			continue; /* the first pair warms the caches */
-		f->unmap_r[f->n] = ru;
-		f->touch_r[f->n] = rt;
-		f->touch_d[f->n] = wt - rt;
-		f->unmap_d[f->n++] = wu - ru;
+		f->s[FF_WRITE_LESS_READ][f->n] = wt - rt;
+		f->s[FF_UNMAP_DIRTY][f->n] = wu - ru;
+		f->s[FF_UNMAP_CLEAN][f->n] = ru;
+		f->s[FF_READ][f->n++] = rt;
 	}
 out:
 	close(fd);
@@ -406,86 +409,60 @@ int ms_measure_file_folios(struct ms_ctx *c)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	size_t len = (c->quick ? 32 : 128) * MiB;
-	enum { NS = 16 }; /* samples per figure: at most 15 pairs after the first */
-	double *v = calloc(12 * NS, sizeof(*v));
-	struct ff_file f[] = {
-	    {2 * MiB, "2 MiB folios", 0, v, v + NS, v + 2 * NS, v + 3 * NS, 0},
-	    {64 << 10, "64 KiB folios", 0, v + 4 * NS, v + 5 * NS, v + 6 * NS, v + 7 * NS, 0},
-	    {1 * MiB, "1 MiB folios", 0, v + 8 * NS, v + 9 * NS, v + 10 * NS, v + 11 * NS, 0},
+	struct ff_file f[] = {{.chunk = 2 * MiB}, {.chunk = 64 << 10}, {.chunk = 1 * MiB}};
+	char why[512] = "", pmd[240], k64[240], m1[240];
+	const struct {
+		const char *q;
+		const struct ff_file *f;
+		enum ff_fig fig;
+		const char *how;
+	} out[] = {
+	    {"mkwrite_pmd_page", &f[0], FF_WRITE_LESS_READ, pmd},
+	    {"dirty_zap_pmd_page", &f[0], FF_UNMAP_DIRTY,
+	     "munmap after the write pass less after the read pass per page; the same file: block_dirty_folio per "
+	     "block and per folio / 512"},
+	    {"mkwrite_64k_page", &f[1], FF_WRITE_LESS_READ, k64},
+	    {"dirty_zap_64k_page", &f[1], FF_UNMAP_DIRTY,
+	     "as dirty_zap_pmd_page on the 64 KiB folios: per block and per folio / 16"},
+	    {"munmap_64k_pte", &f[1], FF_UNMAP_CLEAN,
+	     "munmap after the read pass per page; the 64 KiB folios (PTE-mapped, clean): the batched zap per PTE and "
+	     "per folio / 16"},
+	    {"mkwrite_1m_page", &f[2], FF_WRITE_LESS_READ, m1},
+	    {"dirty_zap_1m_page", &f[2], FF_UNMAP_DIRTY,
+	     "as dirty_zap_pmd_page on the 1 MiB folios: per block and per folio / 256 (a check)"},
+	    {"munmap_1m_pte", &f[2], FF_UNMAP_CLEAN,
+	     "as munmap_64k_pte on the 1 MiB folios: per PTE and per folio / 256"},
+	    {"read_64k_page", &f[1], FF_READ,
+	     "the read pass per page (one byte read a page; a fault maps a folio whole) of the 64 KiB folios: the work "
+	     "per page and per fault / 16"},
+	    {"read_1m_page", &f[2], FF_READ,
+	     "the read pass per page of the 1 MiB folios: the work per page and per fault / 256"},
 	};
-	char why[512] = "";
 	int rc = 0;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		f[i].pairs = c->quick ? 4 : NS - 1;
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && !rc && !*why; i++)
 		rc = ff_measure(c, dir, len, &f[i], why, sizeof(why));
 	if (rc || *why) {
 		if (*why)
 			fprintf(stderr, "mmsim-measure: the large-folio file figures are left out: %s\n", why);
-		free(v);
 		return rc;
 	}
-	{
-		char pmd[240], k64[240], m1[240];
-		const struct {
-			const char *q;
-			const struct ff_file *f;
-			int what; /* 0 write less read, 1 its munmap's, 2 the clean munmap, 3 the read pass */
-			const char *how;
-		} out[] = {
-		    {"mkwrite_pmd_page", &f[0], 0, pmd},
-		    {"dirty_zap_pmd_page", &f[0], 1,
-		     "munmap after the write pass less after the read pass per page; the same file: block_dirty_folio "
-		     "per block and per folio / 512"},
-		    {"mkwrite_64k_page", &f[1], 0, k64},
-		    {"dirty_zap_64k_page", &f[1], 1,
-		     "as dirty_zap_pmd_page on the 64 KiB folios: per block and per folio / 16"},
-		    {"munmap_64k_pte", &f[1], 2,
-		     "munmap after the read pass per page; the 64 KiB folios (PTE-mapped, clean): the batched zap per "
-		     "PTE "
-		     "and per folio / 16"},
-		    {"mkwrite_1m_page", &f[2], 0, m1},
-		    {"dirty_zap_1m_page", &f[2], 1,
-		     "as dirty_zap_pmd_page on the 1 MiB folios: per block and per folio / 256 (a check)"},
-		    {"munmap_1m_pte", &f[2], 2, "as munmap_64k_pte on the 1 MiB folios: per PTE and per folio / 256"},
-		    {"read_64k_page", &f[1], 3,
-		     "the read pass per page (one byte read a page; a fault maps a folio whole) of the 64 KiB folios: "
-		     "the "
-		     "work per page and per fault / 16"},
-		    {"read_1m_page", &f[2], 3,
-		     "the read pass per page of the 1 MiB folios: the work per page and per fault / 256"},
-		};
-
-		snprintf(
-		    pmd, sizeof(pmd),
-		    "write pass less read pass per page of a MAP_SHARED mapping of a %zu MiB file in %s written in 2 "
-		    "MiB pieces (2 MiB folios; %zu faults each): ext4_page_mkwrite per block and per fault / 512",
-		    len / MiB, dir, len / (2 * MiB));
-		snprintf(
-		    k64, sizeof(k64),
-		    "as mkwrite_pmd_page on a %zu MiB file written in 64 KiB pieces (64 KiB folios; PTE-mapped; %zu "
-		    "faults each): per block and per fault / 16",
-		    len / MiB, len / (64 << 10));
-		snprintf(
-		    m1, sizeof(m1),
-		    "as mkwrite_pmd_page on a %zu MiB file written in 1 MiB pieces (1 MiB folios; PTE-mapped): per "
-		    "block and per fault / 256 (a check of the two above)",
-		    len / MiB);
-		for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && !rc; i++) {
-			const struct ff_file *x = out[i].f;
-			const double *s = out[i].what == 0   ? x->touch_d
-					  : out[i].what == 1 ? x->unmap_d
-					  : out[i].what == 2 ? x->unmap_r
-							     : x->touch_r;
-
-			if (!ms_add(c, out[i].q, "ns", s, x->n, "%s", out[i].how))
-				rc = -ENOSPC;
-		}
-	}
-	free(v);
+	snprintf(pmd, sizeof(pmd),
+		 "write pass less read pass per page of a MAP_SHARED mapping of a %zu MiB file in %s written in 2 MiB "
+		 "pieces (2 MiB folios; %zu faults each): ext4_page_mkwrite per block and per fault / 512",
+		 len / MiB, dir, len / (2 * MiB));
+	snprintf(
+	    k64, sizeof(k64),
+	    "as mkwrite_pmd_page on a %zu MiB file written in 64 KiB pieces (64 KiB folios; PTE-mapped; %zu faults "
+	    "each): per block and per fault / 16",
+	    len / MiB, len / (64 << 10));
+	snprintf(m1, sizeof(m1),
+		 "as mkwrite_pmd_page on a %zu MiB file written in 1 MiB pieces (1 MiB folios; PTE-mapped): per block "
+		 "and per fault / 256 (a check of the two above)",
+		 len / MiB);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && !rc; i++)
+		if (!ms_add(c, out[i].q, "ns", out[i].f->s[out[i].fig], out[i].f->n, "%s", out[i].how))
+			rc = -ENOSPC;
 	return rc;
 }
 
