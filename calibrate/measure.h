@@ -128,5 +128,7 @@ int ms_measure_futex(struct ms_ctx *c);	    /* measure_os.c */
 int ms_measure_ipi(struct ms_ctx *c);	    /* measure_os.c: a TLB flush's IPI round trip */
 /* measure_mem.c: a file in large folios where will-it-scale runs: buffer heads, the batched zap */
 int ms_measure_file_folios(struct ms_ctx *c);
+/* measure_mem.c: a memfd's new page at a write fault beyond an anonymous one's, and its hole punch */
+int ms_measure_shmem(struct ms_ctx *c);
 
 #endif

@@ -50,12 +50,12 @@ static const struct opt {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
-		"Measures this machine (cache-line transfers per distance class, atomics, page faults, zeroing,\n"
-		"memory latency and bandwidth, syscalls, futex wake-ups, a TLB shootdown's IPI, frequency, munmap\n"
-		"per page, the faults and munmap of a file in large folios in $TMPDIR or /tmp) and prints a\n"
-		"hardware profile for mmsim --machine FILE.  About a minute on a small machine; --quick: seconds.\n\n");
+	fprintf(f, "usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
+		   "Measures this machine (cache-line transfers per distance class, atomics, page faults, zeroing,\n"
+		   "memory latency and bandwidth, syscalls, futex wake-ups, a TLB shootdown's IPI, frequency, munmap\n"
+		   "per page, the faults and munmap of a file in large folios in $TMPDIR or /tmp, a memfd's write\n"
+		   "faults and hole punch) and prints a hardware profile for mmsim --machine FILE.  About a minute\n"
+		   "on a small machine; --quick: seconds.\n\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[40];
 
@@ -691,6 +691,7 @@ static const struct step {
     {"page faults", ms_measure_faults},
     {"munmap", ms_measure_munmap},
     {"large-folio file", ms_measure_file_folios},
+    {"shmem", ms_measure_shmem},
     {"zeroing", ms_measure_zeroing},
     {"cold caches", ms_measure_cold},
     {"memory latency and bandwidth", ms_measure_memory},

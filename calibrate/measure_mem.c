@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,133 @@ int ms_measure_file_folios(struct ms_ctx *c)
 	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && !rc; i++)
 		if (!ms_add(c, out[i].q, "ns", out[i].f->s[out[i].fig], out[i].f->n, "%s", out[i].how))
 			rc = -ENOSPC;
+	return rc;
+}
+
+/* ---- shmem: a new page-cache page at a write fault, and the hole punch that frees it ---- */
+
+/*
+ * Seed 003's memfd and MAP_SHARED anonymous cells fault shmem pages in and punch them out again.
+ * A write fault on a hole of a MAP_SHARED memfd (shmem_fault -> shmem_get_folio_gfp: the folio
+ * allocated, charged and cleared as an anonymous one is, and besides that the page-cache lookup and
+ * insertion, the lruvec's file counters, the inode's and the overcommit accounting, then
+ * finish_fault's file rmap and fault_dirty_shared_page) is timed per page against a write pass over
+ * a MAP_PRIVATE|MAP_ANONYMOUS mapping of the same size just before it (THP off, munmaps untimed):
+ * the difference is what shmem adds.  Then fallocate(PUNCH_HOLE) of the written file while still
+ * mapped, per page: unmap_mapping_range's zap of each dirty PTE and shmem_undo_range's removal of
+ * each folio from the page cache, its uncharge and free.  Each pass must take one fault per page;
+ * where it does not (shmem_enabled giving huge pages to a memfd) or no memfd can be made, the figures
+ * are left out and the reason printed.
+ */
+static int shm_pass(int fd, volatile char *anon, size_t len, size_t psz, uint64_t *t, long *faults)
+{
+	volatile char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	size_t pages = len / psz;
+	long f0, f1;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	f0 = ff_minflt();
+	t[0] = ms_now_ns();
+	for (size_t i = 0; i < pages; i++)
+		anon[i * psz] = 1;
+	t[1] = ms_now_ns();
+	f1 = ff_minflt();
+	for (size_t i = 0; i < pages; i++)
+		map[i * psz] = 1;
+	t[2] = ms_now_ns();
+	faults[0] = f1 - f0;
+	faults[1] = ff_minflt() - f1;
+	t[3] = ms_now_ns();
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)len)) {
+		int e = errno;
+
+		munmap((void *)map, len);
+		return -e;
+	}
+	t[4] = ms_now_ns();
+	munmap((void *)map, len);
+	return 0;
+}
+
+int ms_measure_shmem(struct ms_ctx *c)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	int pages = c->quick ? 256 : 1024, max = c->quick ? 10 : 60, n = 0, rc = 0, fd;
+	size_t len = (size_t)pages * psz;
+	double *extra = malloc((size_t)max * sizeof(*extra)), *punch = malloc((size_t)max * sizeof(*punch));
+	char why[240] = "";
+	struct ms_budget b;
+
+	if (!extra || !punch) {
+		free(extra);
+		free(punch);
+		return -ENOMEM;
+	}
+	if ((fd = memfd_create("mmsim-measure-shmem", 0)) < 0) {
+		snprintf(why, sizeof(why), "memfd_create: %s", strerror(errno));
+		goto out;
+	}
+	if (ftruncate(fd, (off_t)len)) {
+		snprintf(why, sizeof(why), "ftruncate of a %zu KiB memfd: %s", len >> 10, strerror(errno));
+		goto out;
+	}
+	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
+	for (int round = -1; ms_budget_more(&b, n);) {
+		volatile char *anon = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t t[5] = {0};
+		long faults[2] = {0};
+		int e;
+
+		if (anon == MAP_FAILED) {
+			rc = -errno;
+			break;
+		}
+		if (madvise((void *)anon, len, MADV_NOHUGEPAGE))
+			snprintf(why, sizeof(why),
+				 "MADV_NOHUGEPAGE refused: the anonymous pass would not fault per page");
+		e = *why ? 0 : shm_pass(fd, anon, len, psz, t, faults);
+		munmap((void *)anon, len);
+		if (*why)
+			break;
+		if (e == -EOPNOTSUPP || e == -ENOSPC || e == -ENOMEM) {
+			snprintf(why, sizeof(why), "a %zu KiB memfd could not be written and punched: %s", len >> 10,
+				 strerror(-e));
+			break;
+		}
+		if ((rc = e))
+			break;
+		if (faults[0] < pages || faults[0] > pages + 16 || faults[1] < pages || faults[1] > pages + 16) {
+			snprintf(why, sizeof(why),
+				 "%d-page passes took %ld faults (anonymous) and %ld (memfd), not one per page: huge "
+				 "pages (shmem_enabled?)",
+				 pages, faults[0], faults[1]);
+			break;
+		}
+		if (++round == 0)
+			continue; /* the first pass warms the caches and makes the page tables' slabs */
+		extra[n] = ms_per_op(c, t[1], t[2], pages) - ms_per_op(c, t[0], t[1], pages);
+		punch[n++] = ms_per_op(c, t[3], t[4], pages);
+	}
+	if (!rc && !*why &&
+	    (!ms_add(
+		 c, "shmem_write_less_anon", "ns", extra, n,
+		 "a write pass (one byte per page) over a %d-page MAP_SHARED mapping of a memfd's holes less the "
+		 "same pass over a fresh MAP_PRIVATE|MAP_ANONYMOUS mapping just before it (THP off): per page, what "
+		 "shmem_fault adds to a new anonymous page (page-cache lookup and insertion, the lruvec's file "
+		 "counters, inode and overcommit accounting, file rmap, fault_dirty_shared_page)",
+		 pages) ||
+	     !ms_add(c, "shmem_punch_page", "ns", punch, n,
+		     "fallocate(PUNCH_HOLE) of that memfd, written and still mapped; per page: unmap_mapping_range's "
+		     "zap of the dirty PTE and shmem_undo_range's removal from the page cache, uncharge and free")))
+		rc = -ENOSPC;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(extra);
+	free(punch);
+	if (*why)
+		fprintf(stderr, "mmsim-measure: the shmem figures are left out: %s\n", why);
 	return rc;
 }
 

@@ -79,11 +79,12 @@ struct calib_model {
 	double carry; /* the factor of the last evaluation (1 before any) */
 	/* kernel costs calib_measured_costs() took from this machine's mmsim-measure figures */
 	int nmeas;
-	int meas_entry[10];
-	char meas_note[10][400];
-	/* pairs of figures present but not of the form a + u / n (a load's noise): left at the base's */
+	int meas_entry[16];
+	char meas_note[16][480];
+	/* figures present that give no cost (a pair not a + u / n, a difference not above 0: a load's
+	 * noise): left at the base's, with why */
 	int nmeas_skipped;
-	char meas_skipped[4][300];
+	char meas_skipped[8][300];
 };
 
 /*
