@@ -108,11 +108,11 @@ tasks,processes,processes_idle,threads,threads_idle,linear
 endforeach()
 mmsim_cli(compare_flush_receiver_untraced ok
   PATTERNS "^  threads +2 tlb_flush +0\\.00028 +0\\.00026104-0\\.0003915[56] +1\\.000  ok$"
-  ARGS compare --measured ${MMSIM_CLI_DIR}/flush-6.4.0.csv --scenario page_fault1_vma_lock
+  ARGS compare --measured ${MMSIM_CLI_DIR}/flush-6.4.0.csv --scenario page_fault1_mmap_lock
     --machine nehalem-i7-920 --mode threads)
 mmsim_cli(compare_flush_receiver_traced ok
   PATTERNS "^  threads +2 tlb_flush +0\\.00028 +0\\.0003915[56] +0\\.715  MISMATCH \\(tlb_flush\\)$"
-  ARGS compare --measured ${MMSIM_CLI_DIR}/flush-5.15.0.csv --scenario page_fault1_vma_lock
+  ARGS compare --measured ${MMSIM_CLI_DIR}/flush-5.15.0.csv --scenario page_fault1_mmap_lock
     --machine nehalem-i7-920 --mode threads)
 mmsim_validate_fake(validate_skipped fail
   PATTERNS "^skipped: canned reason$"
