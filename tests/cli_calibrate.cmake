@@ -83,6 +83,15 @@ mmsim_cli(compare_counts_of_stored_csv ok
   PATTERNS "^event counts per operation" "^  threads +2 faults +1 +1 +1\\.000  ok$"
   ARGS compare --measured ${PROJECT_SOURCE_DIR}/data/measured/page_fault1-devvm-20261130.csv
        --machine icelake-48c --scenario page_fault1_vma_lock --mode threads)
+# seed 003's private anonymous Read+Write at 2 threads, measured on 6.18: a COW flush at every fault
+# in both threads traces 2.04 events per flush (the receiver caught up already, aa44284960d5)
+mmsim_cli(compare_counts_cow_flush_6x ok
+  PATTERNS "^  threads +2 tlb_flush +6\\.6955e\\+05 +6\\.5545e\\+05-9\\.8317e\\+05 +1\\.000  ok$"
+  ARGS compare --measured
+       ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261206e/prefault-anon-private-touch_read_write-devvm-20261206-153735.csv
+       --machine ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261206e/machine.conf
+       --kernel ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261206e/kernel.conf
+       --scenario prefault618_anon_private_touch_read_write --mode threads)
 file(WRITE ${MMSIM_CAL_DIR}/half_faults.csv
   "# kernel: 6.18.0 #1 SMP x86_64\n"
   "#counts mode=threads tasks=1 ops=65536 faults_per_op=0.5 mmap_lock_per_op=0 tlb_flushes_per_op=0\n"
