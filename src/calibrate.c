@@ -277,9 +277,9 @@ static void calib_shmem_group(struct calib_model *cm, const char *machine_path, 
 	if (target <= 0) {
 		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
 			 "vm_acct_page, page_cache_insert, shmem_inode_acct and shmem_dirty left at the base's: "
-			 "shmem_write_less_anon %.4g ns is not more than filemap_lookup + file_set_pte - set_pte_rmap "
-			 "(%g cycles)",
-			 extra_ns, rest);
+			 "shmem_write_less_anon %.4g ns (%.4g cycles at %.3g GHz) is not more than filemap_lookup + "
+			 "file_set_pte - set_pte_rmap (%g cycles)",
+			 extra_ns, extra_ns * ghz, ghz, rest);
 		return;
 	}
 	for (int i = 0; i < 4; i++) {
