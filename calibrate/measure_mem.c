@@ -305,13 +305,6 @@ struct ff_file {
 	int n;
 };
 
-static long ff_minflt(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_minflt;
-}
-
 /* Minor and major faults so far: from 5.9 a fault that was retried (VM_FAULT_RETRY, as a shared
  * write fault on a new shmem page is before 6.x drops the lock for dirty throttling) is counted
  * as major (mm_account_fault: FAULT_FLAG_TRIED) */
@@ -334,7 +327,7 @@ static int ff_pass(struct ms_ctx *c, int fd, size_t len, int write, double *touc
 
 	if (map == MAP_FAILED)
 		return -errno;
-	f0 = ff_minflt();
+	f0 = ms_faults();
 	t0 = ms_now_ns();
 	for (size_t i = 0; i < pages; i++) {
 		if (write)
@@ -343,7 +336,7 @@ static int ff_pass(struct ms_ctx *c, int fd, size_t len, int write, double *touc
 			sum += (uintptr_t)map[i * psz];
 	}
 	t1 = ms_now_ns();
-	*faults = ff_minflt() - f0;
+	*faults = ms_faults() - f0;
 	munmap((void *)map, len);
 	t2 = ms_now_ns();
 	ms_sink = sum;

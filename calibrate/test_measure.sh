@@ -12,6 +12,22 @@ fail() {
   exit 1
 }
 
+# figures_or_reason WHAT Q...: every figure Q in $csv, or none of them and mmsim-measure's line on
+# $conf.stderr saying why the WHAT figures are left out
+figures_or_reason() {
+  what=$1
+  shift
+  if grep -q "^mmsim-measure: the $what figures are left out: " "$conf.stderr"; then
+    for q in "$@"; do
+      grep -q "^$q," "$csv" && fail "$q in $csv, though its figures were said to be left out"
+    done
+  else
+    for q in "$@"; do
+      grep -q "^$q,[0-9.e+-]*,ns," "$csv" || fail "no $q in $csv, and no reason for it on stderr"
+    done
+  fi
+}
+
 check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; figures printed, not judged
   # ROWS: figures wanted beyond the list below (what a run of today's mmsim-measure also writes; the
   # canned CSV predates them)
@@ -112,25 +128,9 @@ quick)
   # file system of 4 KiB folios)
   lf="mkwrite_pmd_page dirty_zap_pmd_page mkwrite_64k_page dirty_zap_64k_page munmap_64k_pte mkwrite_1m_page"
   lf="$lf dirty_zap_1m_page munmap_1m_pte read_64k_page read_1m_page"
-  if grep -q '^mmsim-measure: the large-folio file figures are left out: ' "$conf.stderr"; then
-    for q in $lf; do
-      grep -q "^$q," "$csv" && fail "$q in $csv, though its figures were said to be left out"
-    done
-  else
-    for q in $lf; do
-      grep -q "^$q,[0-9.e+-]*,ns," "$csv" || fail "no $q in $csv, and no reason for it on stderr"
-    done
-  fi
+  figures_or_reason "large-folio file" $lf
   # a memfd's write fault against an anonymous one's, and its hole punch: both, or why neither
-  if grep -q '^mmsim-measure: the shmem figures are left out: ' "$conf.stderr"; then
-    for q in shmem_write_less_anon shmem_punch_page; do
-      grep -q "^$q," "$csv" && fail "$q in $csv, though its figures were said to be left out"
-    done
-  else
-    for q in shmem_write_less_anon shmem_punch_page; do
-      grep -q "^$q,[0-9.e+-]*,ns," "$csv" || fail "no $q in $csv, and no reason for it on stderr"
-    done
-  fi
+  figures_or_reason shmem shmem_write_less_anon shmem_punch_page
   rm -f "$conf.stderr"
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
