@@ -898,8 +898,9 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 	if (cm->fallback && lock[0])
 		fprintf(f,
 			"  mmap_lock 'scenario' = the static count plus what timing adds, simulated at each point "
-			"(machine %s, fixed work of %d visits per task of the rarest step, or %.0e step visits if "
-			"fewer): a fault that finds the VMA write-locked by another task falls back to %s with a "
+			"with other threads in the mm (machine %s, fixed work of %d visits per task of the rarest "
+			"step, or %.0e step visits if fewer; a task alone in its mm adds nothing): a fault that finds "
+			"the VMA write-locked by another task falls back to %s with a "
 			"trylock, and a trylock that fails fires the tracepoint again; as their number varies from "
 			"run to run, the noise allowance adds 2 sqrt(n) for the n such events expected in the counted "
 			"run\n",
@@ -916,7 +917,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		char mode[16] = "";
 		unsigned tasks = 0;
 		double ops = 0, want[3], hi[3], fb = -1, dyn = 0;
-		int n = 0, others;
+		int n = 0, others, fb_alone = 0;
 
 		if (strncmp(l, "#counts ", 8))
 			continue;
@@ -934,7 +935,12 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		others = strcmp(mode, "threads") ? 0 : (int)tasks - 1;
 		want[0] = sc->faults;
 		want[1] = sc->lock_read + sc->lock_write;
-		if (cm->fallback && lock[0]) {
+		if (cm->fallback && lock[0] && !others) {
+			/* a task alone in its mm: nothing else takes the mm's locks, so no VMA it faults on
+			 * is write-locked by another and no trylock fails; nothing to simulate */
+			fb = 0;
+			fb_alone = 1;
+		} else if (cm->fallback && lock[0]) {
 			double add = 0;
 
 			if ((rc = simulated_lock_events(req, cm, strcmp(mode, "threads") ? SC_PROCESSES : SC_THREADS,
@@ -984,7 +990,9 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			}
 			if (c == 1 && fb >= 0)
 				snprintf(status + strlen(status), sizeof(status) - strlen(status),
-					 "; simulated %.3g fallbacks/op", fb);
+					 fb_alone ? "; 0 fallbacks/op (a task alone in its mm)"
+						  : "; simulated %.3g fallbacks/op",
+					 fb);
 			if (want[c] > 0)
 				fprintf(f, "  %-9s %6u %-10s %12.5g %12s %8.3f  %s\n", mode, tasks, counters[c].name, m,
 					scen, r, status);
