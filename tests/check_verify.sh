@@ -4,7 +4,9 @@
 # (mmsim --relieve KIND:NAME, the same point and seed) and the named one must gain at least as
 # much as every other; its gain must also be what the table says (the side runs are the same
 # simulations).  And the issue's case: page_fault3_vma_lock at 96 threads, where the busy line
-# mm.line2 is not what limits (the munmap convoy on mmap_lock is).
+# mm.line2 is not what limits (the munmap convoy on mmap_lock is).  The side runs are made on three
+# of the points (pf3, seed 001's before and seed 004's before); on the other two the table itself
+# must name its largest gain (CI's time: each page_fault4 side run at 96 threads is seconds).
 #   check_verify.sh MMSIM WORKDIR
 set -u
 mmsim=$1
@@ -22,21 +24,27 @@ rate() {
 check() {
 	name=$1
 	shift
+	if [ "$name" = "${name%-table}" ]; then side=1; else side=0; fi
 	"$mmsim" explain "$@" --format csv >"$dir/$name.csv" 2>"$dir/$name.err" || fail "$name: explain: $(cat "$dir/$name.err")"
 	grep -q '^relief,' "$dir/$name.csv" || fail "$name: no verify table"
 	limiter=$(awk -F, '$1 == "limiter" { print $2 }' "$dir/$name.csv")
-	base=$(rate "$@")
-	[ -n "$base" ] || fail "$name: no baseline rate"
+	if [ "$side" = 1 ]; then
+		base=$(rate "$@")
+		[ -n "$base" ] || fail "$name: no baseline rate"
+	fi
 	best=""
 	bestgain=-1e9
 	named=""
 	for spec in $(awk -F, '$1 == "relief" { print $5 }' "$dir/$name.csv"); do
-		r=$(rate "$@" --relieve "$spec")
-		[ -n "$r" ] || fail "$name: --relieve $spec gave no rate"
-		g=$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%.6f", a / b - 1 }')
 		t=$(awk -F, -v s="$spec" '$1 == "relief" && $5 == s { printf "%.6f", $3 / 100 }' "$dir/$name.csv")
-		awk -v g="$g" -v t="$t" 'BEGIN { exit !(g - t < 0.0001 && t - g < 0.0001) }' ||
-			fail "$name: --relieve $spec moved throughput by $g, explain's table says $t"
+		g=$t
+		if [ "$side" = 1 ]; then
+			r=$(rate "$@" --relieve "$spec")
+			[ -n "$r" ] || fail "$name: --relieve $spec gave no rate"
+			g=$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%.6f", a / b - 1 }')
+			awk -v g="$g" -v t="$t" 'BEGIN { exit !(g - t < 0.0001 && t - g < 0.0001) }' ||
+				fail "$name: --relieve $spec moved throughput by $g, explain's table says $t"
+		fi
 		echo "$name: --relieve $spec: $g"
 		if awk -v g="$g" -v b="$bestgain" 'BEGIN { exit !(g > b) }'; then
 			best=$spec
@@ -55,7 +63,7 @@ check pf3 --cores 256 --scenario page_fault3_vma_lock --tasks 96
 [ "$named" = "read:mm.mmap_lock" ] || fail "pf3 at 96 threads: expected the mmap_lock convoy, got '$named'"
 check pin_before --machine amd-2s-128c --scenario has_pinned_write --tasks 256
 [ "$named" = "line:mm.line1" ] || fail "has_pinned_write: expected mm.line1 (has_pinned), got '$named'"
-check pin_after --machine amd-2s-128c --scenario has_pinned_check --tasks 256
+check pin_after-table --machine amd-2s-128c --scenario has_pinned_check --tasks 256
 check pf4_before --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96
-check pf4_after --machine icelake-48c --scenario page_fault4_vma_lock --tasks 96
+check pf4_after-table --machine icelake-48c --scenario page_fault4_vma_lock --tasks 96
 echo "ok"
