@@ -22,7 +22,7 @@ base page_fault
 variant pf3_noprefetch like page_fault3_vma_lock kernel 6.16 "page_fault3_vma_lock without prefetchw(&mm->mmap_lock)"
 drop do_user_addr_fault prefetchw mm.mmap_lock.count
 SCN
-run="--machine icelake-48c --tasks 1,24 --events 30000 --format csv"
+run="--machine icelake-48c --tasks 1,6 --events 30000 --format csv"
 "$mmsim" $run --scenario "$dir/nopf.scn:pf3_noprefetch" >"$dir/derived.csv" || fail "the what-if does not run"
 "$mmsim" $run --scenario page_fault3_noprefetch >"$dir/builtin.csv" || fail "page_fault3_noprefetch does not run"
 cmp "$dir/derived.csv" "$dir/builtin.csv" || fail "derived and hand-written variants differ"
@@ -31,7 +31,7 @@ sed '/^drop/d' "$dir/nopf.scn" >"$dir/same.scn"
 "$mmsim" $run --scenario "$dir/same.scn:pf3_noprefetch" >"$dir/same.csv" || fail "the what-if without drop"
 cmp -s "$dir/same.csv" "$dir/builtin.csv" && fail "dropping the prefetchw changed nothing"
 # the base's own variants stay, and A/B is one command
-"$mmsim" --machine icelake-48c --tasks 1,24 --events 30000 \
+"$mmsim" --machine icelake-48c --tasks 1,6 --events 30000 \
 	--scenario "$dir/nopf.scn:page_fault3_vma_lock,$dir/nopf.scn:pf3_noprefetch" >"$dir/ab.txt" ||
 	fail "A/B of the base variant and the what-if"
 grep -q "^pf3_noprefetch over page_fault3_vma_lock" "$dir/ab.txt" || fail "no gain table"

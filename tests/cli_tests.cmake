@@ -560,7 +560,7 @@ run() {
 }
 out=$(run) || exit 1
 printf '%s\n' "$out" | "$1" -c "$check" ratio || exit 1
-out=$(run --ops-per-task 200) || exit 1
+out=$(run --ops-per-task 40) || exit 1
 printf '%s\n' "$out" | "$1" -c "$check" speedup || exit 1
 ]=] $<TARGET_FILE:mmsim> ${MMSIM_PYTHON3})
   set_tests_properties(cli_json_gain_seeds PROPERTIES LABELS fast TIMEOUT 60)

@@ -65,7 +65,7 @@ struct world {
 static const struct {
 	const char *key;
 	double num;
-} small_batch[] = {{"pages_per_map", 4096}, {"pages_per_populate", 2048}, {"thps_per_map", 4}};
+} small_batch[] = {{"pages_per_map", 2048}, {"pages_per_populate", 1024}, {"thps_per_map", 2}};
 
 static int setup(void **state)
 {
@@ -80,9 +80,9 @@ static int setup(void **state)
 		machine_free(&w.m);
 		return -1;
 	}
-	/* Regions an eighth of will-it-scale's (4096 pages a map, 2048 a populate, 4 THPs): the points
-	 * are the same simulator's, so recovery does not depend on the size, and the fits run eight
-	 * times fewer events (CI's time) */
+	/* Regions a sixteenth of will-it-scale's (2048 pages a map, 1024 a populate, 2 THPs): the
+	 * points are the same simulator's, so recovery does not depend on the size, and the fits run
+	 * sixteen times fewer events (CI's time) */
 	for (size_t i = 0; i < sizeof(small_batch) / sizeof(small_batch[0]); i++) {
 		struct prof_entry *e = profile_find(&w.cm.kprof, "batch", small_batch[i].key);
 
