@@ -167,15 +167,20 @@ CSV
 	check_png "$dir/plots/t.png"
 	;;
 table)
-	"$mmsim" --cores 192 --scenario has_pinned_write,has_pinned_check --tasks 1,192 --events 20000 --seeds 2 \
-		--sensitivity >"$dir/stdout" 2>&1 || {
+	# ops/s over a million and the gain table at 192 CPUs; the sensitivity table (its runs: each
+	# unmeasured number twice, per curve and seed) on a 16-CPU machine
+	{
+		"$mmsim" --cores 192 --scenario has_pinned_write,has_pinned_check --tasks 1,192 --events 20000 \
+			--seeds 2 && "$mmsim" --cores 16 --scenario has_pinned_write,has_pinned_check --tasks 1,16 \
+			--events 20000 --seeds 2 --sensitivity
+	} >"$dir/stdout" 2>&1 || {
 		cat "$dir/stdout"
 		bad "the run failed"
 		exit 1
 	}
 	has "$dir/stdout" "^ +192 +[0-9]{7,} " "ops/s over a million, as digits"
 	has "$dir/stdout" "^has_pinned_check over has_pinned_write" "the gain table"
-	has "$dir/stdout" "^sensitivity at 192 tasks" "the sensitivity table"
+	has "$dir/stdout" "^sensitivity at 16 tasks" "the sensitivity table"
 	if grep -E -q "[0-9]e[+-][0-9]" "$dir/stdout"; then
 		bad "a number in exponent notation: $(grep -E "[0-9]e[+-][0-9]" "$dir/stdout" | head -1)"
 	else

@@ -63,10 +63,12 @@ machine nehalem-i7-920, amd-2s-128c
 scenario has_pinned_write,has_pinned_check
 tasks 2,4,8
 seed 1-2
+events 20000
 EOF
 	same_bytes s.sweep "table csv json"
 	# run 3 is amd-2s-128c under seed 1: what mmsim run prints for it
-	"$mmsim" --machine amd-2s-128c --scenario has_pinned_write,has_pinned_check --tasks 2,4,8 >run3.table
+	"$mmsim" --machine amd-2s-128c --scenario has_pinned_write,has_pinned_check --tasks 2,4,8 --events 20000 \
+		>run3.table
 	run_block 3 >block3.table
 	cmp block3.table run3.table && echo "ok:   run 3's table is mmsim run's" ||
 		{ echo "FAIL: run 3's table is not what mmsim run prints"; fail=1; }
@@ -91,11 +93,12 @@ tasks 2
 mode both
 seeds 2
 seed 3
+events 20000
 sensitivity        # every unmeasured number at 0.5x and 2x: points of their own
 EOF
 	same_bytes s.sweep table
 	"$mmsim" --machine nehalem-i7-920 --kernel k2.conf --scenario has_pinned_check --tasks 2 --mode both \
-		--seeds 2 --seed 3 --sensitivity >run2.table
+		--seeds 2 --seed 3 --events 20000 --sensitivity >run2.table
 	run_block 2 >block2.table
 	cmp block2.table run2.table && echo "ok:   run 2's table (sensitivity, seeds) is mmsim run's" ||
 		{ echo "FAIL: run 2's table is not what mmsim run prints"; fail=1; }
