@@ -917,7 +917,7 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		char mode[16] = "";
 		unsigned tasks = 0;
 		double ops = 0, want[3], hi[3], fb = -1, dyn = 0;
-		int n = 0, others, fb_alone = 0;
+		int n = 0, others;
 
 		if (strncmp(l, "#counts ", 8))
 			continue;
@@ -935,16 +935,14 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 		others = strcmp(mode, "threads") ? 0 : (int)tasks - 1;
 		want[0] = sc->faults;
 		want[1] = sc->lock_read + sc->lock_write;
-		if (cm->fallback && lock[0] && !others) {
-			/* a task alone in its mm: nothing else takes the mm's locks, so no VMA it faults on
-			 * is write-locked by another and no trylock fails; nothing to simulate */
-			fb = 0;
-			fb_alone = 1;
-		} else if (cm->fallback && lock[0]) {
+		if (cm->fallback && lock[0]) {
 			double add = 0;
 
-			if ((rc = simulated_lock_events(req, cm, strcmp(mode, "threads") ? SC_PROCESSES : SC_THREADS,
-							(int)tasks, &add, &fb, err)))
+			/* a task alone in its mm (others == 0): nothing else takes the mm's locks, so no
+			 * VMA it faults on is write-locked by another and no trylock fails; nothing to
+			 * simulate */
+			fb = 0;
+			if (others && (rc = simulated_lock_events(req, cm, SC_THREADS, (int)tasks, &add, &fb, err)))
 				goto out;
 			want[1] += add;
 			dyn = add * ops; /* the timing-dependent events expected in the counted run */
@@ -990,8 +988,8 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			}
 			if (c == 1 && fb >= 0)
 				snprintf(status + strlen(status), sizeof(status) - strlen(status),
-					 fb_alone ? "; 0 fallbacks/op (a task alone in its mm)"
-						  : "; simulated %.3g fallbacks/op",
+					 others ? "; simulated %.3g fallbacks/op"
+						: "; %.0f fallbacks/op (a task alone in its mm)",
 					 fb);
 			if (want[c] > 0)
 				fprintf(f, "  %-9s %6u %-10s %12.5g %12s %8.3f  %s\n", mode, tasks, counters[c].name, m,

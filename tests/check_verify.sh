@@ -21,14 +21,14 @@ fail() {
 rate() {
 	"$mmsim" "$@" --format csv 2>/dev/null | awk -F, 'NR > 2 { print $4 }'
 }
-check() {
+check() { # check NAME side|table ARGS...: side runs of every candidate, or the table alone
 	name=$1
-	shift
-	if [ "$name" = "${name%-table}" ]; then side=1; else side=0; fi
+	side=$2
+	shift 2
 	"$mmsim" explain "$@" --format csv >"$dir/$name.csv" 2>"$dir/$name.err" || fail "$name: explain: $(cat "$dir/$name.err")"
 	grep -q '^relief,' "$dir/$name.csv" || fail "$name: no verify table"
 	limiter=$(awk -F, '$1 == "limiter" { print $2 }' "$dir/$name.csv")
-	if [ "$side" = 1 ]; then
+	if [ "$side" = side ]; then
 		base=$(rate "$@")
 		[ -n "$base" ] || fail "$name: no baseline rate"
 	fi
@@ -38,7 +38,7 @@ check() {
 	for spec in $(awk -F, '$1 == "relief" { print $5 }' "$dir/$name.csv"); do
 		t=$(awk -F, -v s="$spec" '$1 == "relief" && $5 == s { printf "%.6f", $3 / 100 }' "$dir/$name.csv")
 		g=$t
-		if [ "$side" = 1 ]; then
+		if [ "$side" = side ]; then
 			r=$(rate "$@" --relieve "$spec")
 			[ -n "$r" ] || fail "$name: --relieve $spec gave no rate"
 			g=$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%.6f", a / b - 1 }')
@@ -59,11 +59,11 @@ check() {
 	*) [ "$named" = "$best" ] || fail "$name: explain named $named, but $best moves throughput more" ;;
 	esac
 }
-check pf3 --cores 256 --scenario page_fault3_vma_lock --tasks 96
+check pf3 side --cores 256 --scenario page_fault3_vma_lock --tasks 96
 [ "$named" = "read:mm.mmap_lock" ] || fail "pf3 at 96 threads: expected the mmap_lock convoy, got '$named'"
-check pin_before --machine amd-2s-128c --scenario has_pinned_write --tasks 256
+check pin_before side --machine amd-2s-128c --scenario has_pinned_write --tasks 256
 [ "$named" = "line:mm.line1" ] || fail "has_pinned_write: expected mm.line1 (has_pinned), got '$named'"
-check pin_after-table --machine amd-2s-128c --scenario has_pinned_check --tasks 256
-check pf4_before-table --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96
-check pf4_after-table --machine icelake-48c --scenario page_fault4_vma_lock --tasks 96
+check pin_after table --machine amd-2s-128c --scenario has_pinned_check --tasks 256
+check pf4_before table --machine icelake-48c --scenario page_fault4_mmap_lock --tasks 96
+check pf4_after table --machine icelake-48c --scenario page_fault4_vma_lock --tasks 96
 echo "ok"

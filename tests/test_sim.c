@@ -672,7 +672,7 @@ static void layout_every_fires_once_per_unit(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char hw[1024], k[512], scn[1024];
+		char hw[1024], k[512], base[1024], scn[1200];
 		struct tworld w;
 		struct sim_result r;
 		struct sim_step_stats steps[24];
@@ -684,64 +684,58 @@ static void layout_every_fires_once_per_unit(void **state)
 			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
 			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
 			 cases[i].ra, cases[i].whole);
-		/* the op-level repeats last: without them (the interpreter's two passes below, 65536 ops)
-		 * the steps before keep their places */
-		for (int with_repeats = 1; with_repeats >= 0; with_repeats--) {
-			snprintf(
-			    scn, sizeof(scn),
-			    "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
-			    "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
-			    "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
-			    "    repeat unit_folios\n      s compute 1ns\n    end\n"
-			    "    repeat unit_folio_pages\n      t compute 1ns\n    end\n  end\n  every %s_pmd\n"
-			    "    p compute 1ns\n  end\n",
-			    cases[i].layout, cases[i].layout);
-			if (with_repeats)
-				snprintf(scn + strlen(scn), sizeof(scn) - strlen(scn),
-					 "  repeat %s_pmd.units\n    q compute 1ns\n  end\n  repeat %s_pte.folios\n"
-					 "    r compute 1ns\n  end\n",
-					 cases[i].layout, cases[i].layout);
-			t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
-			if (with_repeats) {
-				assert_int_equal(w.prog.nlayout, 2);
-				assert_int_equal(w.prog.layout[0].n, cases[i].units);
-				assert_int_equal(w.prog.layout[0].total, cases[i].pages);
-				assert_int_equal(w.prog.layout[1].n, cases[i].pmd_units);
-				assert_int_equal(w.prog.layout[1].total, 512 * cases[i].pmd_units);
-				assert_int_equal(w.prog.layout[0].folios, cases[i].folios);
-				assert_int_equal(w.prog.layout[1].folios, cases[i].pmd_units);
-				/* the visits per operation the counts check and explain use */
-				assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
-				assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0,
-						   1e-12);
-				assert_float_equal(w.prog.visits[7], cases[i].unit_folios / 32768.0, 1e-12);
-				assert_float_equal(w.prog.visits[10], cases[i].folio_pages / 32768.0, 1e-12);
-				assert_float_equal(w.prog.visits[14], cases[i].pmd_units / 32768.0, 1e-12);
-				assert_float_equal(w.prog.visits[17], cases[i].pmd_units, 1e-12); /* LAYOUT.units */
-				assert_float_equal(w.prog.visits[20], cases[i].folios, 1e-12);	  /* LAYOUT.folios */
-				/* the interpreter, two operations: the repeats run their counts each time */
-				c = t_cfg(&w, 1);
-				c.ops_per_task = 2;
-				c.steps = steps;
-				memset(steps, 0, sizeof(steps));
-				t_run(&c, &r);
-				assert_float_equal(steps[17].visits, 2.0 * cases[i].pmd_units, 0);
-				assert_float_equal(steps[20].visits, 2.0 * cases[i].folios, 0);
-			} else {
-				/* the interpreter: two passes, each unit's fault twice */
-				c = t_cfg(&w, 1);
-				c.ops_per_task = 2 * 32768;
-				c.steps = steps;
-				memset(steps, 0, sizeof(steps));
-				t_run(&c, &r);
-				assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
-				assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
-				assert_float_equal(steps[7].visits, 2.0 * cases[i].unit_folios, 0);
-				assert_float_equal(steps[10].visits, 2.0 * cases[i].folio_pages, 0);
-				assert_float_equal(steps[14].visits, 2.0 * cases[i].pmd_units, 0);
-			}
-			t_world_free(&w);
-		}
+		snprintf(base, sizeof(base),
+			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
+			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
+			 "    repeat unit_folios\n      s compute 1ns\n    end\n"
+			 "    repeat unit_folio_pages\n      t compute 1ns\n    end\n  end\n  every %s_pmd\n"
+			 "    p compute 1ns\n  end\n",
+			 cases[i].layout, cases[i].layout);
+		/* with the op-level repeats last */
+		snprintf(scn, sizeof(scn),
+			 "%s  repeat %s_pmd.units\n    q compute 1ns\n  end\n  repeat %s_pte.folios\n"
+			 "    r compute 1ns\n  end\n",
+			 base, cases[i].layout, cases[i].layout);
+		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
+		assert_int_equal(w.prog.nlayout, 2);
+		assert_int_equal(w.prog.layout[0].n, cases[i].units);
+		assert_int_equal(w.prog.layout[0].total, cases[i].pages);
+		assert_int_equal(w.prog.layout[1].n, cases[i].pmd_units);
+		assert_int_equal(w.prog.layout[1].total, 512 * cases[i].pmd_units);
+		assert_int_equal(w.prog.layout[0].folios, cases[i].folios);
+		assert_int_equal(w.prog.layout[1].folios, cases[i].pmd_units);
+		/* the visits per operation the counts check and explain use */
+		assert_float_equal(w.prog.visits[2], cases[i].units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[4], (cases[i].pages - cases[i].units) / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[7], cases[i].unit_folios / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[10], cases[i].folio_pages / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[14], cases[i].pmd_units / 32768.0, 1e-12);
+		assert_float_equal(w.prog.visits[17], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
+		assert_float_equal(w.prog.visits[20], cases[i].folios, 1e-12);	  /* repeat LAYOUT.folios */
+		/* the interpreter, two operations: the repeats run their counts each time */
+		c = t_cfg(&w, 1);
+		c.ops_per_task = 2;
+		c.steps = steps;
+		memset(steps, 0, sizeof(steps));
+		t_run(&c, &r);
+		assert_float_equal(steps[17].visits, 2.0 * cases[i].pmd_units, 0);
+		assert_float_equal(steps[20].visits, 2.0 * cases[i].folios, 0);
+		t_world_free(&w);
+		/* and two passes (65536 operations) without those repeats, the steps before keeping their
+		 * places: each unit's fault twice */
+		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, base);
+		c = t_cfg(&w, 1);
+		c.ops_per_task = 2 * 32768;
+		c.steps = steps;
+		memset(steps, 0, sizeof(steps));
+		t_run(&c, &r);
+		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
+		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
+		assert_float_equal(steps[7].visits, 2.0 * cases[i].unit_folios, 0);
+		assert_float_equal(steps[10].visits, 2.0 * cases[i].folio_pages, 0);
+		assert_float_equal(steps[14].visits, 2.0 * cases[i].pmd_units, 0);
+		t_world_free(&w);
 	}
 }
 
