@@ -1449,6 +1449,7 @@ struct folio_facts {
 	int whole; /* the running kernel >= 6.18 */
 	char release[128];
 	double private_ns, shared_ns; /* -1: not measured */
+	double gup_present_ns;	      /* -1: not measured */
 	int mthp_kb;		      /* mthp_always_kb(): the largest mTHP size that applies, 0: none; -1: no sysfs */
 	int mthp_small;		      /* 16 or 32 KiB applies too (orders the variant does not model), 0 */
 };
@@ -1465,6 +1466,11 @@ static double touch_pass(char *c, size_t bytes, int write)
 			(void)((volatile char *)c)[off];
 	}
 	return (now_s() - t0) * 1e9 / (double)(bytes / 4096);
+}
+
+static double median3(const double v[3])
+{
+	return fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
 }
 
 /* The first touch of each page after MADV_POPULATE_*, less a second touch (the loop and the TLB). */
@@ -1484,9 +1490,35 @@ static double touch_mapped_ns(int fd, size_t bytes, int shared)
 		v[r] -= touch_pass(c, bytes, shared);
 		munmap(c, bytes);
 	}
-	/* the median of the three */
-	v[0] = fmax(fmin(v[0], v[1]), fmin(fmax(v[0], v[1]), v[2]));
+	v[0] = median3(v);
 	return v[0] > 0 ? v[0] : 0;
+}
+
+/*
+ * ns per page of MADV_POPULATE_WRITE over private anonymous 4 KiB pages it mapped already: the
+ * median of passes 3 to 5.  Pass 1 faults every page; at pass 2 FOLL_TOUCH's folio_mark_accessed
+ * finds each folio referenced and activates it (6.x mm/swap.c); from pass 3 on it has nothing to
+ * do, and a pass is __get_user_pages' loop and follow_page_pte alone.
+ */
+static double gup_present_ns(size_t bytes)
+{
+	char *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double v[3] = {-1, -1, -1};
+
+	if (c == MAP_FAILED)
+		return -1;
+	for (int pass = 0; pass < 5; pass++) {
+		double t0 = now_s();
+
+		if ((pass == 0 && madvise(c, bytes, MADV_NOHUGEPAGE)) || madvise(c, bytes, MADV_POPULATE_WRITE)) {
+			munmap(c, bytes);
+			return -1;
+		}
+		if (pass >= 2)
+			v[pass - 2] = (now_s() - t0) * 1e9 / (double)(bytes / 4096);
+	}
+	munmap(c, bytes);
+	return median3(v);
 }
 
 static void folio_facts(struct folio_facts *f)
@@ -1499,7 +1531,7 @@ static void folio_facts(struct folio_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	f->ra_kb = -1;
-	f->private_ns = f->shared_ns = -1;
+	f->private_ns = f->shared_ns = f->gup_present_ns = -1;
 	if (!uname(&u)) {
 		snprintf(f->release, sizeof(f->release), "%s", u.release);
 		f->whole = sscanf(u.release, "%d.%d", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 18));
@@ -1530,6 +1562,28 @@ static void folio_facts(struct folio_facts *f)
 	}
 	if (fd >= 0)
 		close(fd);
+	f->gup_present_ns = gup_present_ns(bytes);
+}
+
+/* gup_present_page: the measured step less the base's follow_page_none, which the scenarios
+ * charge beside it (and the PTE lock's own uncontended cost, a few ns, which they charge again) */
+static void gup_present_text(struct sbuf *b, const struct calib_model *cm, const struct folio_facts *f,
+			     const char *date, double ghz)
+{
+	const struct prof_entry *follow = profile_find(&cm->kprof, "costs", "follow_page_none");
+	double cycles;
+
+	if (f->gup_present_ns < 0 || ghz <= 0 || !follow || !follow->is_num) {
+		sb_printf(b, "# gup_present_page: not measured (MADV_POPULATE_WRITE failed); %s's\n", cm->base);
+		return;
+	}
+	cycles = round(f->gup_present_ns * ghz) - follow->num;
+	sb_printf(b,
+		  "# [measured] on %s: MADV_POPULATE_WRITE again over 64 MiB of private anonymous 4 KiB pages "
+		  "it mapped (MADV_NOHUGEPAGE), the median of passes 3-5: %.0f ns a page at %.3g GHz, less "
+		  "follow_page_none (%.0f cycles)%s\n"
+		  "gup_present_page = %.0f\n",
+		  date, f->gup_present_ns, ghz, follow->num, cycles < 1 ? "; at least 1" : "", fmax(cycles, 1));
 }
 
 /* The large-folio entries of the written kernel profile (folio_facts), each with its source. */
@@ -1541,7 +1595,8 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 	if (measured_dir) {
 		/* the runs may come from another machine: this one's facts would not go with them */
 		sb_printf(b,
-			  "\n# Large folios (README \"Large folios\"): ra_pages, map_whole_folio and touch_mapped_*\n"
+			  "\n# Large folios (README \"Large folios\"): ra_pages, map_whole_folio, touch_mapped_* and "
+			  "gup_present_page\n"
 			  "# not measured: the runs were taken from %s, maybe on another machine; %s's\n",
 			  measured_dir, cm->base);
 		return;
@@ -1578,24 +1633,25 @@ static void folio_text(struct sbuf *b, const struct calib_model *cm, const char 
 		  f.whole ? "6.18 or later, a large folio mapped whole by one fault (19773df031bc, 357b92761d94)"
 			  : "before 6.18, one page per write fault, fault-around's window per read fault",
 		  f.whole);
-	if (f.private_ns < 0 || f.shared_ns < 0 || ghz <= 0) {
+	sb_printf(b, "[costs]\n");
+	if (f.private_ns < 0 || f.shared_ns < 0 || ghz <= 0)
 		sb_printf(b,
 			  "# touch_mapped_private, touch_mapped_shared: not measured (memfd_create or "
 			  "MADV_POPULATE_READ/WRITE failed); %s's\n",
 			  cm->base);
-		return;
+	else {
+		sb_printf(b,
+			  "# [measured] on %s: the first load of each page of a 64 MiB memfd mapped MAP_PRIVATE and "
+			  "populated with MADV_POPULATE_READ, less a second load: %.0f ns at %.3g GHz\n"
+			  "touch_mapped_private = %.0f\n",
+			  date, f.private_ns, ghz, round(f.private_ns * ghz));
+		sb_printf(b,
+			  "# [measured] on %s: the first store to each page of it mapped MAP_SHARED and populated "
+			  "with MADV_POPULATE_WRITE, less a second store: %.0f ns\n"
+			  "touch_mapped_shared = %.0f\n",
+			  date, f.shared_ns, round(f.shared_ns * ghz));
 	}
-	sb_printf(b, "[costs]\n");
-	sb_printf(b,
-		  "# [measured] on %s: the first load of each page of a 64 MiB memfd mapped MAP_PRIVATE and "
-		  "populated with MADV_POPULATE_READ, less a second load: %.0f ns at %.3g GHz\n"
-		  "touch_mapped_private = %.0f\n",
-		  date, f.private_ns, ghz, round(f.private_ns * ghz));
-	sb_printf(b,
-		  "# [measured] on %s: the first store to each page of it mapped MAP_SHARED and populated with "
-		  "MADV_POPULATE_WRITE, less a second store: %.0f ns\n"
-		  "touch_mapped_shared = %.0f\n",
-		  date, f.shared_ns, round(f.shared_ns * ghz));
+	gup_present_text(b, cm, &f, date, ghz);
 }
 
 /* The kernel profile's text (malloc()ed) in *@out. */

@@ -33,11 +33,12 @@ enum { WIS_OK = 0, WIS_REFUSED = 2, WIS_TIME_LIMIT = 3, WIS_SKIPPED = 77 };
 
 /*
  * Which benchmark mirrors a variant: the variant's name (less a "_nothp" suffix, which means
- * --thp off) is KEY or starts with KEY followed by '_'.  One line per benchmark family.
+ * --thp off, or "_mthp", --thp default: no madvise, the system's mTHP sizes) is KEY or starts with
+ * KEY followed by '_'.  One line per benchmark family.
  * extra_mmap_lock: mmap_lock acquisitions per op that the benchmark's counted run holds beyond
  * the scenario's operation (validate/populate.c: the madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE)
- * after each mmap but with MAP_POPULATE, and the munmap of each region at teardown, one
- * mmap_write_lock each); added to the scenario's count and said in the table.
+ * after each mmap but with MAP_POPULATE or --thp default, and the munmap of each region at
+ * teardown, one mmap_write_lock each); added to the scenario's count and said in the table.
  */
 static const struct bench_map {
 	const char *key;
@@ -68,18 +69,28 @@ static const struct bench_map {
 };
 #define NMAP (int)(sizeof(bench_map) / sizeof(bench_map[0]))
 
-static const char nothp_suffix[] = "_nothp";
+/* wis_populate --thp, by the variant's suffix */
+enum thp_arg { THP_ARG_OFF, THP_ARG_ON, THP_ARG_DEFAULT };
+static const char *const thp_arg_name[] = {"off", "on", "default"};
+static const struct {
+	const char *suffix;
+	enum thp_arg thp;
+} thp_suffix[] = {{"_nothp", THP_ARG_OFF}, {"_mthp", THP_ARG_DEFAULT}};
 
-static const struct bench_map *bench_of(const char *variant, int *thp)
+static const struct bench_map *bench_of(const char *variant, enum thp_arg *thp)
 {
 	char base[128];
-	size_t n = strlen(variant), ns = sizeof(nothp_suffix) - 1;
+	size_t n = strlen(variant);
 
-	*thp = 1;
+	*thp = THP_ARG_ON;
 	snprintf(base, sizeof(base), "%s", variant);
-	if (n > ns && !strcmp(variant + n - ns, nothp_suffix)) {
-		base[n - ns] = 0;
-		*thp = 0;
+	for (size_t i = 0; i < sizeof(thp_suffix) / sizeof(thp_suffix[0]); i++) {
+		size_t ns = strlen(thp_suffix[i].suffix);
+
+		if (n > ns && !strcmp(variant + n - ns, thp_suffix[i].suffix)) {
+			base[n - ns] = 0;
+			*thp = thp_suffix[i].thp;
+		}
 	}
 	for (int i = 0; i < NMAP; i++) {
 		size_t k = strlen(bench_map[i].key);
@@ -428,7 +439,8 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	struct timespec ts;
 	time_t now = time(NULL);
 	struct tm tm;
-	int v, thp, rc, status, na = 0, npts, nmodes;
+	int v, rc, status, na = 0, npts, nmodes;
+	enum thp_arg thp;
 	long max_tasks;
 
 	memset(run, 0, sizeof(*run));
@@ -526,7 +538,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 		argv[na++] = "--method";
 		argv[na++] = (char *)bm->method;
 		argv[na++] = "--thp";
-		argv[na++] = thp ? "on" : "off";
+		argv[na++] = (char *)thp_arg_name[thp];
 	}
 	if (bm->cell) {
 		/* prefault_BACKING_MAPPING_METHOD, or prefault618_... (scenarios/madv_populate.scn) */
@@ -854,7 +866,8 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 	char line[2048], here[32], *text = NULL, *save, *l, *lock;
 	const struct op_counts *sc;
 	const struct bench_map *bm;
-	int rc, thp, seen = 0, fault_dir = 0; /* 1: fewer faults than the scenario, 2: more */
+	int rc, seen = 0, fault_dir = 0; /* 1: fewer faults than the scenario, 2: more */
+	enum thp_arg thp;
 	int rx_untraced, kmajor = 0;
 	double extra;
 
@@ -905,12 +918,16 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			"run to run, the noise allowance adds 2 sqrt(n) for the n such events expected in the counted "
 			"run\n",
 			req->machine ? req->machine : "local", COUNT_SIM_CYCLES, COUNT_SIM_VISITS, lock);
-	extra = bm ? bm->extra_mmap_lock - cm->madvise : 0;
+	/* --thp default: no madvise after the mmap, only the teardown munmap */
+	extra = !bm ? 0 : thp == THP_ARG_DEFAULT && bm->extra_mmap_lock > 1 ? 1 : bm->extra_mmap_lock - cm->madvise;
 	if (extra > 0)
 		fprintf(f,
 			"  mmap_lock 'scenario' includes %g per op that the benchmark's counted round holds beyond the "
 			"scenario's operation: %s (validate/populate.c)\n",
-			extra, cm->madvise > 0 ? "the teardown munmap (the madvise is a scenario step)" : bm->note);
+			extra,
+			cm->madvise > 0		 ? "the teardown munmap (the madvise is a scenario step)"
+			: thp == THP_ARG_DEFAULT ? "the teardown munmap (--thp default: no madvise)"
+						 : bm->note);
 	fprintf(f, "  %-9s %6s %-10s %12s %12s %8s  %s\n", "mode", "tasks", "count", "measured", "scenario", "ratio",
 		"status");
 	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -1019,15 +1036,15 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			"variant's layout (tmpfs, a kernel before 6.16 on ext4, or another readahead window than the "
 			"profile's [batch] ra_pages)\n",
 			run->tmpdir, run->tmpdir_fs);
-	/* page_fault1's faults tell 4 KiB pages from anonymous mTHP (6.8+) */
-	if (bm && !strcmp(bm->key, "page_fault1") && fault_dir && !run->stored) {
+	/* page_fault1's and populate's loop's faults tell 4 KiB pages from anonymous mTHP (6.8+) */
+	if (bm && (!strcmp(bm->key, "page_fault1") || !strcmp(bm->key, "populate_loop")) && fault_dir && !run->stored) {
 		int small, kb = mthp_always_kb(&small), mthp = strstr(run->variant, "_mthp") != NULL;
 
 		if ((fault_dir & 1) && !mthp && (kb > 0 || small))
 			fprintf(f,
 				"  faults: fewer than the scenario's: anonymous mTHP applies here "
 				"(hugepages-%dkB/enabled), "
-				"a fault maps a whole folio; page_fault1_mthp models that%s\n",
+				"a fault maps a whole folio; the _mthp variants model that%s\n",
 				kb > 0 ? kb : small, kb > 0 ? "" : " for 64 KiB to 1 MiB, not this size");
 		else if ((fault_dir & 1) && !mthp)
 			fprintf(

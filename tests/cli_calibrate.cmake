@@ -57,6 +57,13 @@ mmsim_cli(calibrate_here_accepted ok LABEL harness
   ARGS --machine ${MMSIM_CAL_DIR}/here_machine.conf --kernel ${MMSIM_CAL_DIR}/here_kernel.conf
        --scenario populate_mmap_thp_step --tasks 1,2)
 set_tests_properties(cli_calibrate_here_accepted PROPERTIES FIXTURES_REQUIRED calibrated_here)
+# the costs calibrate times itself on this machine, with their provenance: GUP's step over a page
+# mapped already (the populate family's _mthp variants), the user's first touch of a mapped page
+mmsim_cli(calibrate_here_measured_costs ok LABEL harness
+  PATTERNS "gup_present_page +[0-9]+ +measured .*MADV_POPULATE_WRITE again over 64 MiB"
+           "touch_mapped_shared +[0-9]+ +measured"
+  ARGS show --kernel ${MMSIM_CAL_DIR}/here_kernel.conf)
+set_tests_properties(cli_calibrate_here_measured_costs PROPERTIES FIXTURES_REQUIRED calibrated_here)
 
 # compare's USL baseline, a known answer: points generated from X(N) = 1000 N / (1 + 0.05 (N-1) +
 # 0.001 N (N-1)); fitted to N = 1, 2, 4, it must give back those parameters and predict 8 and 16

@@ -134,6 +134,21 @@ static const struct want wants[] = {
     {"populate_madv_populate_read_nothp", "mm.mmap_lock", 0, 1, 2, 3, 0, N / 512 * PG},
     /* MAP_POPULATE: no madvise before it can run */
     {"populate_mmap_nothp", "mm.mmap_lock", 0, 1, 1, 2, 0, (N + N / 512) * PG},
+    /* 6.8 anonymous mTHP of 16 pages, no madvise: the mmap's merge write-locks the merged VMA.  The
+     * loop faults once per folio under the merged VMA's lock; GUP follows every page under the PTE
+     * lock (a miss, the fault's PTE lock round and a follow at a folio's first page, one follow at
+     * each other page: 18 per folio).  Per folio zone->lock once, the lruvec lock at the fault and,
+     * through GUP's second folio_mark_accessed, at the activation; every page is cleared */
+    {"populate_loop_mthp", "vma_merged.lock", N / 16, N / 16, 1, N / 16 + 1, 0, (N + N / 512) * PG},
+    {"populate_loop_mthp", "mm.mmap_lock", N / 16, 0.1, 1, 1, 0, (N + N / 512) * PG},
+    {"populate_loop_mthp", "zone.lock", N / 16, 0, N / 16, N / 16, 0, (N + N / 512) * PG},
+    {"populate_loop_mthp", "lru.lock", N / 16, 0, N / 16, N / 16, 0, (N + N / 512) * PG},
+    {"populate_mmap_mthp", "mm.mmap_lock", 0, 1, 1, 2, 0, (N + N / 512) * PG},
+    {"populate_mmap_mthp", "pte_lock", 0, 0, 18 * N / 16, 18 * N / 16, 0, (N + N / 512) * PG},
+    {"populate_mmap_mthp", "lru.lock", 0, 0, 2 * N / 16, 2 * N / 16, 0, (N + N / 512) * PG},
+    {"populate_madv_populate_write_mthp", "mm.mmap_lock", 0, 1, 1, 2, 0, (N + N / 512) * PG},
+    {"populate_madv_populate_write_mthp", "zone.lock", 0, 0, N / 16, N / 16, 0, (N + N / 512) * PG},
+    {"populate_madv_populate_write_mthp", "lru.lock", 0, 0, 2 * N / 16, 2 * N / 16, 0, (N + N / 512) * PG},
     /* pft: one first-touch anonymous fault per op; a zeroed PTE table every 512; no munmap, no flush */
     {"pft_mmap_lock", "mm.mmap_lock", 1, 1, 0, 0, 0, PG + PG / 512},
     {"pft_mmap_lock", "pte_lock", 1, 0, 1, 1, 0, PG + PG / 512},

@@ -8,6 +8,7 @@
  */
 #include "wis.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,16 @@ static const char *const method_text[NR_METHODS] = {
 };
 
 static enum method g_method = METHOD_LOOP;
-static int g_thp;		 /* 1: MADV_HUGEPAGE, 0: MADV_NOHUGEPAGE */
+enum thp_mode { THP_OFF, THP_ON, THP_DEFAULT };
+static enum thp_mode g_thp;	 /* MADV_NOHUGEPAGE, MADV_HUGEPAGE, or the system's settings */
 static volatile int g_info_read; /* threads mode: task 0 read smaps */
 
 static const struct wis_opt populate_opts[] = {
     {"method", "none|loop|map_populate|madv_populate_read|madv_populate_write",
      "how each region is populated (default loop)"},
-    {"thp", "on|off", "madvise(MADV_HUGEPAGE) or (MADV_NOHUGEPAGE) on each region (default off)"},
+    {"thp", "on|off|default",
+     "madvise(MADV_HUGEPAGE) or (MADV_NOHUGEPAGE) on each region, or neither (the system's THP and mTHP "
+     "settings apply; default off)"},
     {NULL, NULL, NULL},
 };
 
@@ -63,9 +67,11 @@ static int populate_set_opt(const char *name, const char *value)
 	}
 	if (!strcmp(name, "thp")) {
 		if (!strcmp(value, "on"))
-			g_thp = 1;
+			g_thp = THP_ON;
 		else if (!strcmp(value, "off"))
-			g_thp = 0;
+			g_thp = THP_OFF;
+		else if (!strcmp(value, "default"))
+			g_thp = THP_DEFAULT;
 		else
 			return -EINVAL;
 		return 0;
@@ -96,22 +102,22 @@ static int populate_check(char *why, size_t len)
 	int err;
 
 	thp_enabled(thp, sizeof(thp));
-	if (g_thp && !strcmp(thp, "never")) {
+	if (g_thp == THP_ON && !strcmp(thp, "never")) {
 		snprintf(why, len, "populate --thp on: transparent hugepages are disabled system-wide (enabled=never)");
 		return 1;
 	}
-	if (g_thp && g_method == METHOD_MAP_POPULATE && strcmp(thp, "always")) {
+	if (g_thp == THP_ON && g_method == METHOD_MAP_POPULATE && strcmp(thp, "always")) {
 		snprintf(why, len,
 			 "populate --method map_populate --thp on: MAP_POPULATE fills the region inside mmap(), before "
 			 "madvise(MADV_HUGEPAGE) can mark it, so THP needs enabled=always (this system: %s)",
 			 thp);
 		return 1;
 	}
-	if (g_method != METHOD_MAP_POPULATE) {
-		err = wis_probe_madvise(g_thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (g_method != METHOD_MAP_POPULATE && g_thp != THP_DEFAULT) {
+		err = wis_probe_madvise(g_thp == THP_ON ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 		if (err == EINVAL) {
 			snprintf(why, len, "madvise(%s) returned EINVAL (kernel without THP support?)",
-				 g_thp ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
+				 g_thp == THP_ON ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
 			return 1;
 		}
 	}
@@ -121,24 +127,63 @@ static int populate_check(char *why, size_t len)
 	return 0;
 }
 
+/* The sizes of /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled that apply to a
+ * region nobody madvised: 'always', or 'inherit' under a top-level 'always'. */
+static void mthp_always(const char *top, char *out, size_t len)
+{
+	DIR *d = opendir("/sys/kernel/mm/transparent_hugepage");
+	struct dirent *e;
+	size_t n = 0;
+
+	out[0] = 0;
+	while (d && (e = readdir(d))) {
+		char path[512], line[128];
+		FILE *f;
+
+		if (strncmp(e->d_name, "hugepages-", 10))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s/enabled", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    (strstr(line, "[always]") || (strstr(line, "[inherit]") && !strcmp(top, "always"))) && n < len)
+			n += snprintf(out + n, len - n, "%s%s", n ? " " : "", e->d_name + 10);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!out[0])
+		snprintf(out, len, "none");
+}
+
+static const char *thp_how(void)
+{
+	if (g_thp == THP_DEFAULT)
+		return "no madvise, no prctl: the system's THP and mTHP settings apply";
+	if (g_method == METHOD_MAP_POPULATE)
+		return g_thp == THP_ON ? "system THP enabled=always, no madvise possible before MAP_POPULATE"
+				       : "prctl(PR_SET_THP_DISABLE) in each task's process";
+	return g_thp == THP_ON ? "madvise(MADV_HUGEPAGE) after mmap" : "madvise(MADV_NOHUGEPAGE) after mmap";
+}
+
 static void populate_describe(FILE *f)
 {
-	char thp[32];
+	static const char *const mode_name[] = {"off", "on", "default"};
+	char thp[32], sizes[256];
 
 	thp_enabled(thp, sizeof(thp));
+	mthp_always(thp, sizes, sizeof(sizes));
 	fprintf(f,
 		"# populate: method=%s (%s); thp=%s (%s); %d regions x %lu MiB per task, no munmap in the timed part\n",
-		method_name[g_method], method_text[g_method], g_thp ? "on" : "off",
-		g_method == METHOD_MAP_POPULATE
-		    ? (g_thp ? "system THP enabled=always, no madvise possible before MAP_POPULATE"
-			     : "prctl(PR_SET_THP_DISABLE) in each task's process")
-		    : (g_thp ? "madvise(MADV_HUGEPAGE) after mmap" : "madvise(MADV_NOHUGEPAGE) after mmap"),
-		NR_REGIONS, REGION_BYTES / WIS_MIB);
+		method_name[g_method], method_text[g_method], mode_name[g_thp], thp_how(), NR_REGIONS,
+		REGION_BYTES / WIS_MIB);
 	fprintf(f,
-		"# populate: system THP enabled=%s; info_task0_last_round = AnonHugePages kB in "
-		"/proc/self/smaps_rollup of task 0's process after the timed part (threads mode: all tasks' regions; "
-		"processes mode: task 0's own); --counts per op include the untimed munmap of each region at the end\n",
-		thp);
+		"# populate: system THP enabled=%s; sizes that apply without madvise: %s; info_task0_last_round = "
+		"AnonHugePages kB in /proc/self/smaps_rollup of task 0's process after the timed part (threads mode: "
+		"all tasks' regions; processes mode: task 0's own; PMD-sized THP only); --counts per op include the "
+		"untimed munmap of each region at the end\n",
+		thp, sizes);
 }
 
 static int populate_setup(struct wis_task *t)
@@ -148,7 +193,7 @@ static int populate_setup(struct wis_task *t)
 	if (!regions)
 		return -ENOMEM;
 	t->priv = regions;
-	if (g_method == METHOD_MAP_POPULATE && !g_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+	if (g_method == METHOD_MAP_POPULATE && g_thp == THP_OFF && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return -errno;
 	if (t->index == 0)
 		g_info_read = 0;
@@ -168,8 +213,8 @@ static int populate_run(struct wis_task *t)
 		if (p == MAP_FAILED)
 			return -errno;
 		regions[r] = p;
-		if (g_method != METHOD_MAP_POPULATE &&
-		    madvise(p, REGION_BYTES, g_thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		if (g_method != METHOD_MAP_POPULATE && g_thp != THP_DEFAULT &&
+		    madvise(p, REGION_BYTES, g_thp == THP_ON ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 			return -errno;
 		switch (g_method) {
 		case METHOD_LOOP:
