@@ -637,6 +637,11 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 	else
 		key_carried(f, gen, "cpu", "wakeup_ns", "not measured");
 	key_carried(f, gen, "cpu", "jitter", "a modelling choice, not a measurement");
+	if ((r = ms_find(c, "op_variation")))
+		key_measured(f, "op_jitter", r,
+			     "how much a kernel operation of milliseconds varies from one repetition to the next, "
+			     "as the half-width of a uniform spread",
+			     NULL);
 	/* the kernel's own sleeps and wake-ups make no system call: take one off each figure (half of
 	 * one off each side of a sleep, whose FUTEX_WAIT enters on one side and returns on the other) */
 	r2 = ms_find(c, "syscall");
@@ -649,7 +654,7 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 	corun_key(f, c);
 	ipi_key(f, c);
 	carry_rest(f, gen, "cpu",
-		   (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", "wake_step_ns",
+		   (const char *const[]){"smt_factor", "pause_ns", "wakeup_ns", "jitter", "op_jitter", "wake_step_ns",
 					 "sched_out_ns", "sched_in_ns", "corun_factor", "ipi_ns", NULL});
 
 	if (ms_llc_bytes()) {

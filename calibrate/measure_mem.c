@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,35 @@ int ms_measure_faults(struct ms_ctx *c)
  *         page_fault4's op, a fault's entry and exit shared by the pages it maps around;
  *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's.
  */
+/*
+ * How much one kernel operation's time varies when it is repeated: the write passes of the anonymous
+ * zap measurement (every page of a fresh mapping faulted, milliseconds each), over their median.
+ * The figure is the half-width of a uniform spread with the same 90th percentile, (p90 - 1) / 0.8,
+ * at most 0.5: the model's [cpu] op_jitter (a real spread has the longer tail above: the passes'
+ * minimum is typically 2-3% under the median here).  Two tasks that start equal operations together
+ * end them apart by about that share of one (README "The model").
+ */
+static int op_variation(struct ms_ctx *c, const double *pass, int n, int pages)
+{
+	double *rel = malloc((size_t)n * sizeof(*rel));
+	struct ms_stats st;
+	struct ms_result *r;
+
+	if (!rel)
+		return -ENOMEM;
+	ms_stats_of(pass, n, &st);
+	for (int i = 0; i < n; i++)
+		rel[i] = st.median > 0 ? pass[i] / st.median : 1;
+	r = ms_add(c, "op_variation", "ratio", rel, n,
+		   "a write of one byte per page of a fresh %d-page anonymous mapping (THP off) repeated; each "
+		   "pass's time over the passes' median; value = (p90 - 1) / 0.8 (a uniform spread's half-width)",
+		   pages);
+	if (r)
+		r->value = fmin(fmax((r->st.p90 - 1) / 0.8, 0), 0.5);
+	free(rel);
+	return r ? 0 : -ENOSPC;
+}
+
 static int zap_measure(struct ms_ctx *c, int anon)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
@@ -251,6 +281,8 @@ static int zap_measure(struct ms_ctx *c, int anon)
 		    "shared by 16",
 		    pages))
 		rc = -ENOSPC;
+	if (!rc && anon && n >= 5)
+		rc = op_variation(c, rd, n, pages);
 	if (!rc && !ms_add(c, anon ? "munmap_anon_pte" : "munmap_file_pte", "ns", v, n,
 			   "munmap of a %d-page %s, THP off; per page", pages,
 			   anon ? "anonymous mapping, every page written (the pages are freed)"

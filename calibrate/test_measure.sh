@@ -38,7 +38,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
   # printed as a note when a figure lies outside it (load on the machine moves timings), never failed.
   # A difference of two passes (mkwrite_*, dirty_zap_*, shmem_write_less_anon) has a median above 0
   # (mmsim-measure leaves its set out otherwise) but single samples beside load may fall below it:
-  # its min and p90 need only be finite
+  # its min and p90 need only be finite; op_variation's value (op_jitter) may be 0
   awk -F, -v extra="$extra" '
     function bad(msg) { print "FAIL: " $1 ": " msg; failed = 1 }
     function num(s) { return s ~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
@@ -54,6 +54,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
       for (i = 2; i <= 6; i++) {
         if (i == 3) continue
         if (diff($1) && i >= 5) { if (!snum($i)) bad("field " i " = " $i ": not a finite number") }
+        else if ($1 == "op_variation" && i == 2) { if (!num($i) || $i + 0 > 0.5) bad("op_jitter " $i ": not in 0..0.5") }
         else if (!num($i) || $i + 0 <= 0) bad("field " i " = " $i ": not a positive finite number")
       }
       if (!num($7) || !num($8) || $8 + 0 < 1) bad("outliers/samples = " $7 "/" $8)

@@ -566,8 +566,8 @@ static const char *const hw_keys[][12] = {
     {"latency", "self", "smt", "l3", "package", "remote", "remote_far", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
-    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "ipi_ns", "wake_step_ns", "sched_out_ns", "sched_in_ns",
-     "corun_factor", 0},
+    {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "op_jitter", "ipi_ns", "wake_step_ns", "sched_out_ns",
+     "sched_in_ns", "corun_factor", 0},
     {"cache", "llc_mib", 0},
 };
 
@@ -663,6 +663,9 @@ static const struct hw_num {
     {"cpu", "pause_ns", HK_NS, 0.001, 1e5, 1, 0, 0, offsetof(struct hw_profile, pause_ps)},
     {"cpu", "wakeup_ns", HK_NS, 0.001, 1e8, 1, 0, 0, offsetof(struct hw_profile, wakeup_ps)},
     {"cpu", "jitter", HK_REAL, 0, 0.5, 1, 0, 0, offsetof(struct hw_profile, jitter)},
+    /* optional: each operation's compute steps all stretched by one factor drawn per operation
+     * within +-op_jitter; 0 (not modelled) unless set (mmsim-measure measures it) */
+    {"cpu", "op_jitter", HK_REAL, 0, 0.5, 1, 1, 0, offsetof(struct hw_profile, op_jitter)},
     /* optional (profiles older than IPIs): 2 us, README "Profiles" */
     {"cpu", "ipi_ns", HK_NS, 0.001, 1e6, 1, 1, 2000, offsetof(struct hw_profile, ipi_ps)},
     /* optional: each task a wake-up wakes costs the waker this (try_to_wake_up) */

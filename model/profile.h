@@ -102,7 +102,8 @@ struct hw_profile {
 	int64_t sched_out_ps;	      /* schedule() on the CPU as a task goes to sleep */
 	int64_t sched_in_ps;	      /* the end of a wake-up's latency: the woken task on its CPU again */
 	double jitter;		      /* +- relative variation of compute steps (breaks lock-step artifacts) */
-	double llc_bytes;	      /* last-level cache of one L3 domain; 0: not given (no step goes cold) */
+	double op_jitter; /* +- relative variation of a whole operation's compute steps, drawn per operation */
+	double llc_bytes; /* last-level cache of one L3 domain; 0: not given (no step goes cold) */
 };
 
 /* Derive the hardware view; errors name the file and line of a bad entry. */

@@ -43,6 +43,7 @@ struct sim_task {
 	double mem_ps;		  /* time spent streaming */
 	sim_time_t debt;	  /* IPI handlers run on its CPU, not yet charged */
 	double cold;		  /* the share of its 'miss' accesses that go to DRAM (cold_fraction) */
+	double op_factor;	  /* this operation's op_jitter factor; 0: not drawn yet */
 	int scope_at[SC_NSCOPES]; /* the instance of each scope it uses (scope_inst), set once */
 };
 
@@ -87,6 +88,7 @@ struct sim {
 	size_t lk_priv_size;
 	int node_base; /* per-task lines (qspinlock MCS nodes): node_base + task */
 	double jitter;
+	double op_jitter;
 	int ndone;
 	struct step_acc *step; /* per program step (Little's law estimator) */
 	uint64_t visits;       /* step visits interpreted: the work measure besides events */

@@ -243,6 +243,15 @@ static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_i
 	    in->ns * 1000.0 + in->cycles * t->ps_per_cycle * smt_stretch(s, t) * corun_stretch(s, t) + (double)t->debt;
 
 	t->debt = 0;
+	if (s->op_jitter > 0 && ps > 0) {
+		/* one factor for the whole operation, drawn at its first compute step */
+		if (t->op_factor <= 0) {
+			double u = (double)(rt_random(&s->rt) >> 11) * (1.0 / 9007199254740992.0);
+
+			t->op_factor = 1.0 + s->op_jitter * (2.0 * u - 1.0);
+		}
+		ps *= t->op_factor;
+	}
 	if (in->exp_dist && ps > 0) {
 		double u = (double)((rt_random(&s->rt) >> 11) + 1) * (1.0 / 9007199254740993.0);
 
@@ -547,6 +556,7 @@ static void run_task(struct sim *s, struct sim_task *t)
 			t->ops += 1;
 			s->ops_done++;
 			t->units = 0;
+			t->op_factor = 0;
 			t->pc = 0;
 			if (s->cfg->ops_per_task > 0 && t->ops >= s->cfg->ops_per_task) {
 				t->rt.state = T_DONE;

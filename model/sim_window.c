@@ -171,6 +171,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	s.rt.sched_out_ps = cfg->hw->sched_out_ps;
 	s.rt.sched_in_ps = cfg->hw->sched_in_ps;
 	s.jitter = cfg->hw->jitter;
+	s.op_jitter = cfg->hw->op_jitter;
 	s.rt.rng = cfg->seed * 0x2545f4914f6cdd1dULL + (uint64_t)cfg->ntasks;
 	if ((rc = engine_init(&s.rt.eng, 8 * (size_t)cfg->ntasks + 64)) ||
 	    (rc = coh_model_init(&s.rt.coh, cfg->topo, cfg->hw))) {

@@ -462,7 +462,10 @@ int calib_predict(struct calib_model *cm, const double *params, const struct cal
 	struct program prog[CALIB_NBENCH];
 	int compiled[CALIB_NBENCH] = {0}, rc;
 	struct sweep_job *jobs;
+	struct hw_profile hw = cm->m->hw;
 
+	if (!cm->full_work)
+		hw.op_jitter = 0;
 	if (params)
 		calib_model_set(cm, params);
 	if ((rc = kernel_profile_derive(&k, &cm->kprof, err)))
@@ -485,13 +488,13 @@ int calib_predict(struct calib_model *cm, const double *params, const struct cal
 		}
 		jobs[i].cfg = (struct sim_config){
 		    .topo = &cm->m->topo,
-		    .hw = &cm->m->hw,
+		    .hw = &hw,
 		    .kernel = &k,
 		    .prog = &prog[b],
 		    .mode = pts[i].mode,
 		    .ntasks = pts[i].ntasks,
 		    .seed = cm->seed,
-		    .ops_per_task = calib_benches[b].ops ? calib_benches[b].ops : cm->sc[b].work,
+		    .ops_per_task = calib_benches[b].ops && !cm->full_work ? calib_benches[b].ops : cm->sc[b].work,
 		    .measure_events = cm->measure_events,
 		};
 	}
@@ -2040,6 +2043,7 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	if (rc)
 		goto out;
 	stage(c, "fitted: %d model evaluations; predicting every measured point", fr.evals);
+	cm.full_work = 1;
 	if ((rc = calib_predict(&cm, NULL, c->pts, c->npts, c->pred, err)))
 		goto out;
 	print_report(c, &cm, &fr);

@@ -62,6 +62,13 @@ struct calib_model {
 	struct fit_param param[FIT_MAX_PARAMS];
 	int entry[FIT_MAX_PARAMS]; /* index of each parameter in kprof */
 	uint64_t measure_events;   /* sim_config.measure_events (0: the simulator's default) */
+	/*
+	 * 0 while fitting: the benchmarks' shortened fixed work (calib_benches[].ops) and no [cpu]
+	 * op_jitter, whose one draw per operation would move a one-operation run's mean; 1 for the
+	 * report's predictions: the scenario's whole work with the machine's op_jitter, so that two
+	 * tasks' operations can drift apart as they do on the machine
+	 */
+	int full_work;
 	uint64_t seed;
 	int max_evals;	 /* the first fit, without refitting along profiles (0: fit.c's default) */
 	int refit_evals; /* then from its best point, with the profiles refitted: per minimisation */

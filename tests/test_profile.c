@@ -441,7 +441,8 @@ static const struct bad bad_cases[] = {
      "remote remote_far memory_local memory_remote atomic) (did you mean 'l3'?)"},
     {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26:1: ",
      "[cpu] key 'pause' is not a key of a machine profile's [cpu] (expected one of: smt_factor pause_ns "
-     "wakeup_ns jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns corun_factor) (did you mean 'pause_ns'?)"},
+     "wakeup_ns jitter op_jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns corun_factor) (did you mean "
+     "'pause_ns'?)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
      "t.conf:7: ", "[latency] smt = 'fast': expected a number"},
@@ -482,6 +483,8 @@ static const struct bad bad_cases[] = {
      "t.conf:12: ", "' is longer than 63 characters"},
     {"too large", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.9\n", MM_ERANGE,
      "t.conf:28: ", "[cpu] jitter = 0.9 is impossible (expected 0 to 0.5)"},
+    {"op_jitter too large", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\nop_jitter = 0.6\n", MM_ERANGE,
+     "t.conf:29: ", "[cpu] op_jitter = 0.6 is impossible (expected 0 to 0.5)"},
     {"smt factor", ST_HW, hw_base, "smt_factor = 1.5\n", "smt_factor = 0.5\n", MM_ERANGE,
      "t.conf:25: ", "[cpu] smt_factor = 0.5 is impossible (expected 1 to 4)"},
     {"batch limit", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 0\n", MM_ERANGE,
@@ -825,6 +828,7 @@ static void test_zero_where_meaningful(void **state)
 	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
 	assert_true(hw.ipi_ps == 2000000 && hw.wake_step_ps == 300000 && hw.llc_bytes == 0);
 	assert_true(hw.sched_out_ps == 0 && hw.sched_in_ps == 0); /* schedule()'s cost: not modelled unless set */
+	assert_true(hw.op_jitter == 0);				  /* no variation per operation unless set */
 	profile_free(&p);
 	assert_int_equal(profile_parse(&p, "k.conf", kt, &err), 0);
 	if (kernel_profile_derive(&k, &p, &err))

@@ -872,6 +872,44 @@ static void a_step_of_no_cost_is_no_step(void **state)
  * time: per operation g is visited (N - 1) / N times, h N / N; and a run of 4000 operations of
  * one task takes 4000 x 100 ns + 1000 x (3 x 10 + 4 x 1) ns.
  */
+/*
+ * [cpu] op_jitter: one factor, uniform in 1 +- op_jitter, for every compute step of an operation.
+ * Ten 100 ns steps: two tasks doing one operation each end at 1 us x the larger of their factors
+ * (above 1 us, at most 1.2 us with op_jitter 0.2; exactly 1 us without), and one task's 10000
+ * operations take 10 ms on average, the factor's mean being 1 (1/sqrt(3 x 10000) of 0.2: 0.1%).
+ */
+static void an_operation_varies_as_a_whole(void **state)
+{
+	static const char scn[] = "scenario oj\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
+				  "  repeat 10\n    f compute 100ns\n  end\n  f atomic p\n";
+	char hw[1024], k[512];
+	struct tworld w;
+	struct sim_result r;
+
+	(void)state;
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	for (int on = 0; on < 2; on++) {
+		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+		if (on)
+			strcat(hw, "op_jitter = 0.2\n");
+		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
+		struct sim_config c = t_cfg(&w, 2);
+
+		c.mode = SC_PROCESSES;
+		c.ops_per_task = 1;
+		t_run(&c, &r);
+		if (on)
+			assert_true(r.makespan_s > 1.0001e-6 && r.makespan_s <= 1.2e-6 + 1e-11);
+		else
+			assert_float_equal(r.makespan_s, 1e-6, 1e-11);
+		c.ntasks = 1;
+		c.ops_per_task = 10000;
+		t_run(&c, &r);
+		assert_float_equal(r.makespan_s, 10e-3, 10e-3 * 0.005);
+		t_world_free(&w);
+	}
+}
+
 static void unit_pages_of_a_count_every(void **state)
 {
 	struct tworld w;
@@ -923,6 +961,7 @@ int main(void)
 	    cmocka_unit_test(rt_llround_is_llround),
 	    cmocka_unit_test(a_step_of_no_cost_is_no_step),
 	    cmocka_unit_test(unit_pages_of_a_count_every),
+	    cmocka_unit_test(an_operation_varies_as_a_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
