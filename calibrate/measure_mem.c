@@ -180,15 +180,6 @@ int ms_measure_faults(struct ms_ctx *c)
 /* ---- munmap: the zap per present PTE -------------------------------------------------- */
 
 /*
- * munmap of a mapping whose pages are all mapped, per page: zap_pte_range's work per present PTE
- * (rmap, rss, the mmu_gather batch) plus, amortised, the TLB flush and the page-table frees.
- *   file: a MAP_PRIVATE mapping of a file on tmpfs (/dev/shm) whose pages are cached, read-faulted
- *         (fault-around maps 16 per fault): the pages stay in the page cache, so nothing is freed,
- *         as in page_fault4's munmap.  The read pass before it is timed too (fault_around_page):
- *         page_fault4's op, a fault's entry and exit shared by the pages it maps around;
- *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's.
- */
-/*
  * How much one kernel operation's time varies when it is repeated: the write passes of the anonymous
  * zap measurement (every page of a fresh mapping faulted, milliseconds each), over their median.
  * The figure is the half-width of a uniform spread with the same 90th percentile, (p90 - 1) / 0.8,
@@ -217,6 +208,15 @@ static int op_variation(struct ms_ctx *c, const double *pass, int n, int pages)
 	return r ? 0 : -ENOSPC;
 }
 
+/*
+ * munmap of a mapping whose pages are all mapped, per page: zap_pte_range's work per present PTE
+ * (rmap, rss, the mmu_gather batch) plus, amortised, the TLB flush and the page-table frees.
+ *   file: a MAP_PRIVATE mapping of a file on tmpfs (/dev/shm) whose pages are cached, read-faulted
+ *         (fault-around maps 16 per fault): the pages stay in the page cache, so nothing is freed,
+ *         as in page_fault4's munmap.  The read pass before it is timed too (fault_around_page):
+ *         page_fault4's op, a fault's entry and exit shared by the pages it maps around;
+ *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's.
+ */
 static int zap_measure(struct ms_ctx *c, int anon)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
