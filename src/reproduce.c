@@ -89,9 +89,9 @@ static const struct {
  * each published function (or sum of them, '+') and the step functions of scenarios/page_fault.scn
  * that stand for it, with their children.
  */
-#define S1_HANDLE_MM_FAULT                                                                                   \
-	"handle_mm_fault do_fault_around filemap_map_pages __lruvec_stat_mod_folio pmd_install __pte_alloc " \
-	"clear_page_erms percpu_counter_add_batch __mod_node_page_state"
+#define S1_HANDLE_MM_FAULT                                                                                         \
+	"handle_mm_fault __handle_mm_fault do_fault_around filemap_map_pages __lruvec_stat_mod_folio pmd_install " \
+	"__pte_alloc clear_page_erms percpu_counter_add_batch __mod_node_page_state"
 #define S1_MMAP_LOCK "lock_mm_and_find_vma do_user_addr_fault find_vma"
 #define S1_FAULT S1_MMAP_LOCK " lock_vma_under_rcu vma_start_read vma_end_read " S1_HANDLE_MM_FAULT
 
