@@ -35,37 +35,38 @@ enum { WIS_OK = 0, WIS_REFUSED = 2, WIS_TIME_LIMIT = 3, WIS_SKIPPED = 77 };
  * Which benchmark mirrors a variant: the variant's name (less a "_nothp" suffix, which means
  * --thp off, or "_mthp", --thp default: no madvise, the system's mTHP sizes) is KEY or starts with
  * KEY followed by '_'.  One line per benchmark family.
- * extra_mmap_lock: mmap_lock acquisitions per op that the benchmark's counted run holds beyond
- * the scenario's operation (validate/populate.c: the madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE)
- * after each mmap but with MAP_POPULATE or --thp default, and the munmap of each region at
- * teardown, one mmap_write_lock each); added to the scenario's count and said in the table.
+ * madvise, munmap: mmap_lock acquisitions per op that the benchmark's counted run holds beyond
+ * the scenario's operation, one mmap_write_lock each (validate/populate.c): the
+ * madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) after each mmap, which MAP_POPULATE and --thp default
+ * leave out, and the munmap of each region at teardown; added to the scenario's count and said in
+ * the table.
  */
 static const struct bench_map {
 	const char *key;
 	const char *bench;
 	const char *method; /* wis_populate --method; also gets --thp */
-	double extra_mmap_lock;
+	int madvise, munmap;
 	const char *note;
 	int file; /* maps a temporary file in $TMPDIR */
 	int cell; /* wis_prefault: --backing, --mapping and --method from the variant's name */
 } bench_map[] = {
-    {"page_fault1", "wis_page_fault1", NULL, 0, NULL, 0, 0},
-    {"page_fault2", "wis_page_fault2", NULL, 0, NULL, 1, 0},
-    {"page_fault3", "wis_page_fault3", NULL, 0, NULL, 1, 0},
-    {"page_fault4", "wis_page_fault4", NULL, 0, NULL, 1, 0},
-    {"mmap1", "wis_mmap1", NULL, 0, NULL, 0, 0},
-    {"mmap2", "wis_mmap2", NULL, 0, NULL, 1, 0},
-    {"populate_none", "wis_populate", "none", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
-    {"populate_loop", "wis_populate", "loop", 2, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
-    {"populate_mmap", "wis_populate", "map_populate", 1, "the teardown munmap", 0, 0},
-    {"populate_madv_populate_read", "wis_populate", "madv_populate_read", 2,
+    {"page_fault1", "wis_page_fault1", NULL, 0, 0, NULL, 0, 0},
+    {"page_fault2", "wis_page_fault2", NULL, 0, 0, NULL, 1, 0},
+    {"page_fault3", "wis_page_fault3", NULL, 0, 0, NULL, 1, 0},
+    {"page_fault4", "wis_page_fault4", NULL, 0, 0, NULL, 1, 0},
+    {"mmap1", "wis_mmap1", NULL, 0, 0, NULL, 0, 0},
+    {"mmap2", "wis_mmap2", NULL, 0, 0, NULL, 1, 0},
+    {"populate_none", "wis_populate", "none", 1, 1, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
+    {"populate_loop", "wis_populate", "loop", 1, 1, "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
+    {"populate_mmap", "wis_populate", "map_populate", 0, 1, "the teardown munmap", 0, 0},
+    {"populate_madv_populate_read", "wis_populate", "madv_populate_read", 1, 1,
      "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
-    {"populate_madv_populate_write", "wis_populate", "madv_populate_write", 2,
+    {"populate_madv_populate_write", "wis_populate", "madv_populate_write", 1, 1,
      "madvise(MADV_(NO)HUGEPAGE) and the teardown munmap", 0, 0},
-    {"has_pinned", "wis_pin_fast", NULL, 0, NULL, 0, 0},
-    {"prefault", "wis_prefault", NULL, 0, NULL, 0, 1},
+    {"has_pinned", "wis_pin_fast", NULL, 0, 0, NULL, 0, 0},
+    {"prefault", "wis_prefault", NULL, 0, 0, NULL, 0, 1},
     /* madv_populate's variants of Linux 6.18: the same benchmark */
-    {"prefault618", "wis_prefault", NULL, 0, NULL, 0, 1},
+    {"prefault618", "wis_prefault", NULL, 0, 0, NULL, 0, 1},
 };
 #define NMAP (int)(sizeof(bench_map) / sizeof(bench_map[0]))
 
@@ -918,8 +919,8 @@ int validate_print_counts(FILE *f, const struct validate_req *req, const struct 
 			"run to run, the noise allowance adds 2 sqrt(n) for the n such events expected in the counted "
 			"run\n",
 			req->machine ? req->machine : "local", COUNT_SIM_CYCLES, COUNT_SIM_VISITS, lock);
-	/* --thp default: no madvise after the mmap, only the teardown munmap */
-	extra = !bm ? 0 : thp == THP_ARG_DEFAULT && bm->extra_mmap_lock > 1 ? 1 : bm->extra_mmap_lock - cm->madvise;
+	/* the teardown munmap, and the madvise unless --thp default left it out or the scenario has it */
+	extra = !bm ? 0 : bm->munmap + (thp == THP_ARG_DEFAULT ? 0 : bm->madvise - cm->madvise);
 	if (extra > 0)
 		fprintf(f,
 			"  mmap_lock 'scenario' includes %g per op that the benchmark's counted round holds beyond the "
