@@ -6,7 +6,7 @@
 # simulations).  And the issue's case: page_fault3_vma_lock at 96 threads (here 48, where the same
 # holds in half the time), where the busy line mm.line2 (98% in transfer) is not what limits (the
 # munmap convoy on mmap_lock is).  It runs under the 6.16
-# profile (the prefetchw still there, as in LKP's before-kernel): in 6.4-6.15's layout mm->pgd,
+# profile (the prefetchw still there, as in LKP's before-kernel): in 6.4-6.8's layout mm->pgd,
 # which every fault reads, shares the prefetched line, and there that line does limit, as explain
 # then says (the general check below holds for it too).  The side runs are made on two
 # of the points (pf3 and seed 001's before); on the other three the table itself must name its

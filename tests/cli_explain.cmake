@@ -24,7 +24,7 @@ mmsim_cli(c2c_has_pinned ok
 mmsim_cli(c2c_has_pinned_check ok
   PATTERNS "^    field mm\\.has_pinned$" "^      read   load +1024 per op  internal_get_user_pages_fast"
   ARGS c2c --machine amd-2s-128c --scenario has_pinned_check --tasks 256)
-# every fault reads mm->pgd (__handle_mm_fault's pgd_offset); 6.4-6.15 lay it out on the line that
+# every fault reads mm->pgd (__handle_mm_fault's pgd_offset); 6.4-6.8 lay it out on the line that
 # every fault's prefetchw(&mm->mmap_lock) takes exclusive, 6.16+ (pgd @120) on the line before
 mmsim_cli(c2c_pgd_beside_prefetchw ok
   PATTERNS "^  line mm\\.line2: " "^    field mm\\.pgd$" "^      read   load +1 per op  __handle_mm_fault"
