@@ -1022,6 +1022,43 @@ static void rwsem_handoff_writer_spins_by_hand(void **state)
 }
 
 /*
+ * handoff_ms, by hand, in the same world (6.x, writer_spin = 0, writer_fastpath_steal = 1,
+ * handoff_writer_spins = 1): w queued at 1 us and retries at about 51 us, after a's release, to
+ * find x the owner.  w is the first waiter and has waited about 50 us: with handoff_ms = 0.02 (20
+ * us) that is longer, so w sets RWSEM_FLAG_HANDOFF (1 handoff) and spins on x (1 sleep, 1 spin);
+ * with 0.06 (60 us) it is shorter, and with 0 there is no handoff at all: no bit is set, w sleeps
+ * again and x's release wakes it (2 sleeps, no spin, 0 handoffs).  x's lock costs 36 ns in every
+ * case (its fast path does not look at the handoff bit, which nobody has set before x takes it).
+ */
+static void rwsem_handoff_ms_by_hand(void **state)
+{
+	static const struct {
+		const char *ms;
+		unsigned handoffs, sleeps, spins;
+	} cases[] = {{"0.02", 1, 1, 1}, {"0.06", 0, 2, 0}, {"0", 0, 2, 0}};
+	char k[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_result r;
+		double xl_ns;
+
+		snprintf(k, sizeof(k),
+			 "writer_spin = 0\nwriter_fastpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = %s\n",
+			 cases[i].ms);
+		rw_gap_run("6.x", k, "write", &r, &xl_ns);
+		print_message("handoff_ms = %s: %llu handoffs, %llu sleeps, %llu spins\n", cases[i].ms,
+			      (unsigned long long)r.locks[0].handoffs, (unsigned long long)r.locks[0].sleeps,
+			      (unsigned long long)r.locks[0].spins);
+		assert_float_equal(xl_ns, 36, 1e-6);
+		assert_int_equal(r.locks[0].contended, 1);
+		assert_int_equal(r.locks[0].handoffs, cases[i].handoffs);
+		assert_int_equal(r.locks[0].sleeps, cases[i].sleeps);
+		assert_int_equal(r.locks[0].spins, cases[i].spins);
+		assert_int_equal(r.locks[0].wakeups, 2);
+	}
+}
+
+/*
  * wait_lock_queued: wait_lock is the kernel's raw spinlock (a ticket lock on x86 before 4.2, a
  * qspinlock since, a test-and-set lock in a guest's virt_spin_lock), run nested in the rwsem
  * operation, and the order it grants in is the order of the rwsem's wait queue.  A writer a holds
@@ -1110,6 +1147,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_writer_fastpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_writer_slowpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
+	    cmocka_unit_test(rwsem_handoff_ms_by_hand),
 	    cmocka_unit_test(rwsem_wait_lock_is_the_kernels_spinlock),
 	};
 
