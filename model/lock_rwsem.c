@@ -71,6 +71,7 @@ enum {
 	K_HANDOFF_WRITER_SPINS,
 	K_WRITER_SLOWPATH_STEAL,
 	K_WAIT_LOCK_QUEUED,
+	K_RT_NULL_OWNER,
 	K_NKEYS
 };
 
@@ -96,7 +97,8 @@ static const struct lk_key rwsem_keys[] = {
 			    "keeping their place (5.3, d3681e269fff); 0: the readers up to the first writer"},
     [K_HANDOFF_MS] = {"handoff_ms", 0, 1000, 0,
 		      "the first waiter, a writer, that has waited this long sets RWSEM_FLAG_HANDOFF and no "
-		      "one else may take the lock (5.3 4f23dbc1e657, RWSEM_WAIT_TIMEOUT 4 ms); 0: never"},
+		      "one else may take the lock (5.3 4f23dbc1e657, RWSEM_WAIT_TIMEOUT 4 ms; a real-time "
+		      "writer sets it at its first failed try); 0: never"},
     [K_TRYLOCK_CMPXCHG] = {"trylock_cmpxchg", 0, 1, 1,
 			   "down_read_trylock reads count and cmpxchg-es it, retrying while no writer holds "
 			   "it; 0: one xadd of the reader bias, as down_read"},
@@ -143,6 +145,12 @@ static const struct lk_key rwsem_keys[] = {
 			    "test-and-set in a guest; 0: the model's older approximation, a test-and-set lock "
 			    "(an RMW; a task that finds it held spins on the line and retries), which every "
 			    "preset keeps for now (README, Known limits)"},
+    [K_RT_NULL_OWNER] = {"rt_null_owner", 0, 2, 1,
+			 "a real-time task (a role marked rt) stops its optimistic spin where a preempted "
+			 "lower-priority owner could keep it spinning for ever: 1, after a failed trylock that "
+			 "leaves owner NULL (3.16 4fc828e24cd9 to 5.2, rwsem-xadd.c); 2, after a failed trylock "
+			 "whenever the owner is not a writer, unless the look before saw a writer (5.3 "
+			 "990fa7384a30, prev_owner_state); 0: it spins as any task"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -151,10 +159,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 0, 2}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0, 2}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0, 2}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
@@ -162,7 +170,7 @@ struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
 	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
-	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued;
+	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner;
 	sim_time_t handoff_ps;	     /* 0: no handoff */
 	int handoff;		     /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;	     /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -187,6 +195,7 @@ struct rwsem_task {
 	uint64_t seen;	       /* count-word version seen by a trylock's load */
 	int saw_nonspinnable;  /* a writer: RWSEM_NONSPINNABLE was set when it entered the slow path */
 	int handed;	       /* a queued writer: the waker handed it the lock (writer_wake_grant) */
+	int prev_writer;       /* an optimistic spinner: its last look at the lock saw a writer own it */
 	int wl_busy;	       /* a wait_lock operation (wl) is in progress */
 	struct lk_task wl;     /* raw_spin_lock / raw_spin_unlock of wait_lock */
 	_Alignas(max_align_t) unsigned char wl_priv[64]; /* its design's per-task state */
@@ -231,6 +240,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->handoff_writer_spins = v[K_HANDOFF_WRITER_SPINS] != 0;
 	r->writer_slowpath_steal = v[K_WRITER_SLOWPATH_STEAL] != 0;
 	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
+	r->rt_null_owner = (int)v[K_RT_NULL_OWNER];
 	r->wl_owner = r->wl_holder = -1;
 	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
 		const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
@@ -320,6 +330,17 @@ static int wait_lock(struct rt *s, struct rt_task *t, struct lock_inst *lk, enum
 static void osq_go(struct rt *s, void *obj, int task, int next)
 {
 	RT(lk_state_on(s, next, obj))->osq_go = 1;
+}
+
+/* rwsem_optimistic_spin (5.3+, rt_null_owner = 2), after a failed trylock with the owner not a
+ * writer: a real-time spinner stops unless its look before saw a writer (prev_owner_state); the
+ * look becomes the previous one either way. */
+static int rt_gives_up(const struct rt_task *t, struct lock_inst *lk, struct lk_task *st)
+{
+	int stop = t->realtime && R(lk)->rt_null_owner == 2 && !RT(st)->prev_writer;
+
+	RT(st)->prev_writer = 0;
+	return stop;
 }
 
 /* A writer owns the lock: rwsem_set_owner() writes owner without flag bits, which also ends a
@@ -656,6 +677,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			}
 			RT(st)->spin_since = rt_now(s);
 			RT(st)->osq_go = 0;
+			RT(st)->prev_writer = 0; /* prev_owner_state = OWNER_NULL */
 			R(lk)->osq[(R(lk)->osq_head + R(lk)->osq_len) % lk->wq_cap] = me;
 			R(lk)->osq_len++;
 			st->phase = R(lk)->osq_len == 1 ? P_WR_SPIN : P_WR_OSQ_WAIT;
@@ -683,6 +705,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			} else if (lk->holder >= 0 && !R(lk)->handoff && rt_task_on_cpu(s, lk->holder)) {
 				/* rwsem_spin_on_owner: until the owner changes or goes off-CPU */
 				lk_count_stat(lk, LKS_SPIN);
+				RT(st)->prev_writer = 1;
 				st->phase = P_WR_RESPIN;
 				rt_spin_on_owner(s, t, cnt, lk->holder);
 				return LK_WAIT;
@@ -691,6 +714,10 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				int r = lk->nreaders < 30 ? lk->nreaders : 30;
 				sim_time_t limit = RT(st)->spin_since + (20 + r) * 1000000LL / 2;
 
+				if (rt_gives_up(t, lk, st)) {
+					st->phase = P_WR_LEAVE_QUEUE; /* OWNER_READER, its trylock failed */
+					break;
+				}
 				if (rt_now(s) >= limit) {
 					/* rwsem_set_nonspinnable: writers stop spinning on this reader phase;
 					 * readers keep the bit in owner until a writer owns the lock */
@@ -719,7 +746,11 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				lk->version++;
 				st->phase = P_WR_LEAVE_GOT;
 			} else {
-				st->phase = P_WR_SPIN;
+				/* the look before this trylock saw owner NULL (a free lock): an RT task may
+				 * stop here, the others look again */
+				st->phase = rt_gives_up(t, lk, st) || (R(lk)->rt_null_owner == 1 && t->realtime)
+						? P_WR_LEAVE_QUEUE
+						: P_WR_SPIN;
 			}
 			break;
 		case P_WR_LEAVE_GOT:
@@ -747,7 +778,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				break;
 			}
 			if (R(lk)->handoff_ps > 0 && !R(lk)->handoff && lk_wq_first(lk, NULL) == me &&
-			    rt_now(s) - st->since >= R(lk)->handoff_ps)
+			    (rt_now(s) - st->since >= R(lk)->handoff_ps || t->realtime))
 				R(lk)->handoff = 1; /* RWSEM_FLAG_HANDOFF: no more stealing */
 			st->phase = P_WR_RETRY_DROP;
 			break;

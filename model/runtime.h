@@ -61,6 +61,9 @@ struct rt_task {
 	 * relieved (its transfers cost r->relief times as much), and while it waits for a lock whose
 	 * wake-ups are (its wake-up latency does) */
 	int relief_hold, relief_wake;
+	/* a real-time task (SCHED_FIFO or SCHED_RR: the kernel's rt_task(current)), from its role
+	 * ('role NAME tasks N rt'); the lock designs that treat one apart look at it */
+	int realtime;
 };
 
 /* What the layer above does when the runtime lets a task go on. */

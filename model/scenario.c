@@ -277,7 +277,7 @@ static int find_role(const struct scenario *sc, const char *name)
 	return -1;
 }
 
-/* role NAME tasks N  |  role NAME share P% */
+/* role NAME tasks N [rt]  |  role NAME share P% [rt] */
 static int parse_role(struct parser *p)
 {
 	struct scenario *sc = p->sc;
@@ -310,7 +310,12 @@ static int parse_role(struct parser *p)
 				    "the roles' shares add up to %g%% with this one (at most 100%% of the tasks)",
 				    sum + r->share);
 	}
-	if ((rc = want_end_of_line(p, 4)))
+	/* rt: the role's tasks are real-time, as SCHED_FIFO makes them (the locks' rt_task() rules) */
+	if (p->ntok > 4 && !strcmp(p->tok[4].text, "rt"))
+		r->rt = 1;
+	else if (p->ntok > 4)
+		return perr(p, p->tok[4].col, "unexpected '%s' (expected 'rt' or the end of the line)", p->tok[4].text);
+	if ((rc = want_end_of_line(p, 4 + r->rt)))
 		return rc;
 	r->line_no = p->line;
 	sc->nrole++;

@@ -98,6 +98,7 @@ struct sc_role {
 	char name[SC_NAME];
 	int ntasks;   /* 'tasks N': N; 0 for a share */
 	double share; /* 'share P%': P (percent); 0 for a count */
+	int rt;	      /* 'rt' after it: its tasks are real-time (SCHED_FIFO) */
 	int line_no;
 };
 

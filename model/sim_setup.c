@@ -337,8 +337,10 @@ int sim_setup(struct sim *s)
 			goto out;
 		}
 		rc = scenario_assign_roles(sc, s->rt.ntasks, role_of, s->role_count, s->rt.err);
-		for (int i = 0; !rc && i < s->rt.ntasks; i++)
+		for (int i = 0; !rc && i < s->rt.ntasks; i++) {
 			s->task[i].role = role_of[i];
+			s->task[i].rt.realtime = role_of[i] < sc->nrole && sc->role[role_of[i]].rt;
+		}
 		free(role_of);
 		if (rc)
 			goto out;

@@ -825,8 +825,8 @@ static void rwsem_sleep_costs_schedule_on_the_cpu(void **state)
  * wake-up, so a woken w that retries finds x there and sleeps again.  The step of x's lock is
  * called "xl", w's "wl" (its stats in @wl_st, if not NULL).
  */
-static void rw_gap_steps(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns,
-			 struct sim_step_stats *wl_st)
+static void rw_gap_steps_rt(const char *era, const char *keys, const char *xmode, int w_rt, struct sim_result *r,
+			    double *xl_on_ns, struct sim_step_stats *wl_st)
 {
 	char scn[1024];
 	struct tworld w;
@@ -836,11 +836,11 @@ static void rw_gap_steps(const char *era, const char *keys, const char *xmode, s
 	snprintf(
 	    scn, sizeof(scn),
 	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
-	    "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nbegin\n"
+	    "role a tasks 1\nrole w tasks 1%s\nrole x tasks 1\nbegin\n"
 	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
 	    "  as w\n    f compute 1000ns\n    wl lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
 	    "  as x\n    f compute 50800ns\n    xl lock L %s\n    f compute 5000ns\n    f unlock L %s\n  end\n",
-	    xmode, xmode);
+	    w_rt ? " rt" : "", xmode, xmode);
 	memset(st, 0, sizeof(st));
 	rw_world(&w, era, keys, "pack:1 numa:1 core:8 pu:1", scn);
 	assert_true(w.prog.n < 64);
@@ -861,6 +861,12 @@ static void rw_gap_steps(const char *era, const char *keys, const char *xmode, s
 	if (wl_st)
 		*wl_st = st[pc_wl];
 	t_world_free(&w);
+}
+
+static void rw_gap_steps(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns,
+			 struct sim_step_stats *wl_st)
+{
+	rw_gap_steps_rt(era, keys, xmode, 0, r, xl_on_ns, wl_st);
 }
 
 static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
@@ -1059,6 +1065,121 @@ static void rwsem_handoff_ms_by_hand(void **state)
 }
 
 /*
+ * rt_null_owner, by hand.  Reader a holds the lock 50 us from 0; writer w comes at 1 us (6.x,
+ * writer_spin_on_readers): a task that is not real-time spins on the reader-owned lock for
+ * (20 + 1) / 2 = 10.5 us, sets NONSPINNABLE and sleeps.  A real-time w with rt_null_owner = 2
+ * (5.3+, 990fa7384a30) stops at its first look, owner not a writer and no writer seen before: on a
+ * CPU in its down_write for the accesses only (under 1 us), no spin counted.  With 1 (3.16 to 5.2,
+ * which only stopped on a NULL owner) or 0 it spins the 10.5 us as the others.
+ */
+static void rwsem_rt_null_owner_by_hand(void **state)
+{
+	static const struct {
+		const char *rt, *keys;
+		int spins;
+	} cases[] = {{"", "", 1}, {" rt", "", 0}, {" rt", "rt_null_owner = 1\n", 1}, {" rt", "rt_null_owner = 0\n", 1}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char scn[1024];
+		struct tworld w;
+		struct sim_step_stats st[32];
+		struct sim_result r;
+		int pc_wl = -1;
+		double on_us;
+
+		snprintf(
+		    scn, sizeof(scn),
+		    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+		    "role a tasks 1\nrole w tasks 1%s\nbegin\n"
+		    "  as a\n    f lock L read\n    f compute 50000ns\n    f unlock L read\n  end\n"
+		    "  as w\n    f compute 1000ns\n    wl lock L write\n    f compute 1000ns\n    f unlock L write\n"
+		    "  end\n",
+		    cases[i].rt);
+		memset(st, 0, sizeof(st));
+		rw_world(&w, "6.x", cases[i].keys, "pack:1 numa:1 core:4 pu:1", scn);
+		for (int pc = 0; pc < w.prog.n; pc++)
+			if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "wl"))
+				pc_wl = pc;
+		assert_true(pc_wl >= 0 && w.prog.n < 32);
+		struct sim_config c = t_cfg(&w, 2);
+
+		c.ops_per_task = 1;
+		c.steps = st;
+		t_run(&c, &r);
+		assert_int_equal(r.locks[0].violations, 0);
+		on_us = sim_step_on_ps(&st[pc_wl]) / 1e6;
+		print_message("w%s %.*s: on a CPU in down_write %.3f us, %llu spins, %llu sleeps\n", cases[i].rt,
+			      cases[i].keys[0] ? (int)strcspn(cases[i].keys, "\n") : 5,
+			      cases[i].keys[0] ? cases[i].keys : "(6.x)", on_us, (unsigned long long)r.locks[0].spins,
+			      (unsigned long long)r.locks[0].sleeps);
+		assert_int_equal(r.locks[0].sleeps, 1);
+		assert_int_equal(r.locks[0].spins, (unsigned long long)cases[i].spins);
+		if (cases[i].spins && (on_us < 10.5 || on_us > 11.0))
+			fail_msg("w spinning on the reader: %.3f us on a CPU, expected 10.5 to 11", on_us);
+		if (!cases[i].spins && on_us > 1)
+			fail_msg("w not spinning: %.3f us on a CPU, expected under 1", on_us);
+		t_world_free(&w);
+	}
+}
+
+/*
+ * A real-time first waiter sets RWSEM_FLAG_HANDOFF at its first failed try (5.3 4f23dbc1e657:
+ * "rt_task or the timeout passed"), in the handoff_ms world above with the 6.x preset's 4 ms: w,
+ * real-time, retries at about 51 us, finds x the owner and sets the bit (1 handoff) after 50 us,
+ * where a w that is not real-time would wait 4 ms (0 handoffs).  With handoff_ms = 0 there is no
+ * handoff for anyone.
+ */
+static void rwsem_rt_writer_sets_handoff_at_once(void **state)
+{
+	static const struct {
+		int rt;
+		const char *ms;
+		unsigned handoffs;
+	} cases[] = {{1, "4", 1}, {0, "4", 0}, {1, "0", 0}};
+	char k[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_result r;
+		double xl_ns;
+
+		snprintf(k, sizeof(k),
+			 "writer_spin = 0\nwriter_fastpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = %s\n",
+			 cases[i].ms);
+		rw_gap_steps_rt("6.x", k, "write", cases[i].rt, &r, &xl_ns, NULL);
+		print_message("w%s, handoff_ms = %s: %llu handoffs\n", cases[i].rt ? " rt" : "", cases[i].ms,
+			      (unsigned long long)r.locks[0].handoffs);
+		assert_int_equal(r.locks[0].handoffs, cases[i].handoffs);
+	}
+}
+
+/*
+ * rt_null_owner = 1 acts where 2 does not: four real-time writers, each spinning while a writer
+ * runs.  A spinner whose trylock on a free lock loses to another stops under 1 (owner NULL after
+ * the failed trylock) and sleeps; under 2 it saw a writer on its look before, so it looks once
+ * more and spins on the new owner.  So 1 sleeps more often than 2, and 2 about as often as 0.
+ */
+static void rwsem_rt_null_owner_1_stops_after_a_lost_trylock(void **state)
+{
+	const char *scn = "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+			  "role w share 100% rt\nbegin\n  f lock L write\n  f compute 300ns\n  f unlock L write\n"
+			  "  f compute 200ns exp\n";
+	struct sim_result r[3];
+
+	for (int v = 0; v < 3; v++) {
+		char k[64];
+
+		snprintf(k, sizeof(k), "rt_null_owner = %d\n", v);
+		rw_run("6.x", k, "pack:1 numa:1 l3:2 core:2 pu:1", scn, 4, 0, &r[v]);
+		print_message("rt_null_owner = %d: %llu sleeps in %llu acquisitions\n", v,
+			      (unsigned long long)r[v].locks[0].sleeps, (unsigned long long)r[v].locks[0].acquires[0]);
+	}
+	assert_true((double)r[1].locks[0].sleeps / r[1].locks[0].acquires[0] >
+		    2 * (double)r[2].locks[0].sleeps / r[2].locks[0].acquires[0]);
+	assert_true((double)r[1].locks[0].sleeps / r[1].locks[0].acquires[0] >
+		    2 * (double)r[0].locks[0].sleeps / r[0].locks[0].acquires[0]);
+}
+
+/*
  * wait_lock_queued: wait_lock is the kernel's raw spinlock (a ticket lock on x86 before 4.2, a
  * qspinlock since, a test-and-set lock in a guest's virt_spin_lock), run nested in the rwsem
  * operation, and the order it grants in is the order of the rwsem's wait queue.  A writer a holds
@@ -1148,6 +1269,9 @@ int main(void)
 	    cmocka_unit_test(rwsem_writer_slowpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
 	    cmocka_unit_test(rwsem_handoff_ms_by_hand),
+	    cmocka_unit_test(rwsem_rt_null_owner_by_hand),
+	    cmocka_unit_test(rwsem_rt_writer_sets_handoff_at_once),
+	    cmocka_unit_test(rwsem_rt_null_owner_1_stops_after_a_lost_trylock),
 	    cmocka_unit_test(rwsem_wait_lock_is_the_kernels_spinlock),
 	};
 

@@ -813,7 +813,7 @@ static const char roles_scn[] = "scenario roles\n"
 				"variant a kernel 5.11 \"A\"\n"
 				"role w tasks 1\n"
 				"role r share 75%\n"
-				"role q share 25%\n"
+				"role q share 25% rt\n"
 				"define two\n"
 				"  choose 25%\n"
 				"    f compute 1ns\n"
@@ -865,6 +865,8 @@ static void test_roles_compile(void **state)
 	assert_string_equal(sc.role[1].name, "r");
 	assert_near(sc.role[1].share, 75);
 	assert_int_equal(sc.role[1].ntasks, 0);
+	assert_int_equal(sc.role[0].rt + sc.role[1].rt, 0); /* 'rt': q's tasks are real-time */
+	assert_int_equal(sc.role[2].rt, 1);
 	assert_int_equal(sc.step[3].act, SA_CHOOSE);
 	assert_int_equal(sc.step[3].line_no, 7); /* the define's line */
 	assert_near(sc.step[3].literal, 25);
@@ -1210,7 +1212,9 @@ static const struct bad bad_cases[] = {
     {"scenario x\nrole r\n", MM_EPARSE, "bad.scn:2:8: ", "expected 'tasks N' or 'share P%' after the role name"},
     {"scenario x\nrole r count 3\n", MM_EPARSE, "bad.scn:2:8: ", "expected 'tasks N' or 'share P%'"},
     {"scenario x\nrole 5r tasks 3\n", MM_EPARSE, "bad.scn:2:6: ", "expected a role name"},
-    {"scenario x\nrole r tasks 3 more\n", MM_EPARSE, "bad.scn:2:16: ", "unexpected 'more'"},
+    {"scenario x\nrole r tasks 3 more\n", MM_EPARSE, "bad.scn:2:16: ", "unexpected 'more' (expected 'rt' or the end"},
+    {"scenario x\nrole r share 5% rt now\n", MM_EPARSE,
+     "bad.scn:2:20: ", "unexpected 'now' (expected the end of the line)"},
     {"scenario x\nrole r tasks 1\nrole r share 5%\n", MM_EPARSE, "bad.scn:3:6: ", "role 'r' is declared twice"},
     {"scenario x\nrole a tasks 1\nrole b tasks 1\nrole c tasks 1\nrole d tasks 1\nrole e tasks 1\n"
      "role f tasks 1\nrole g tasks 1\nrole h tasks 1\nrole i tasks 1\n",
