@@ -55,6 +55,7 @@ int coh_model_init(struct coh_model *m, const struct topology *topo, const struc
 	m->mem_local_ps = hw->mem_local_ps;
 	m->mem_remote_ps = hw->mem_remote_ps;
 	m->home_snoop = hw->home_snoop;
+	m->serve_ps = hw->serve_ps;
 	m->policy = hw->arbitration;
 	m->batch_limit = hw->batch_limit;
 	return 0;

@@ -18,7 +18,14 @@
  *   request it serves the oldest: real interconnects favour nearby
  *   requesters, with some bound on unfairness.
  * - A load granted together with every other load queued before the first
- *   exclusive request: read misses are served concurrently.
+ *   exclusive request: read misses are served concurrently, except that the
+ *   line's home answers requests for it one at a time when the profile says
+ *   how long one takes ([coherence] serve_ns): the k-th load of a batch that
+ *   goes through the home (not one its own core's sibling answers) gets its
+ *   data (k - 1) x serve_ns after its transfer time (coh_home_wait_ps).  This
+ *   is what makes a ticket-lock herd cost more with more waiters (Boyd-Wickizer
+ *   et al. 2012); with serve_ns 0, the default, it costs the same for 4 as for
+ *   200.
  * - Cost of a transfer = the latency of the distance class between the
  *   source and the requester (another package one hop away: remote; two
  *   hops, on a machine whose profile gives package_hops: remote_far).  Source: the owner; for a load of a shared
@@ -97,6 +104,7 @@ struct coh_model {
 	int64_t lat_ps[TOPO_NDIST];
 	int64_t mem_local_ps, mem_remote_ps;
 	int home_snoop;
+	int64_t serve_ps; /* the home's time per request for one line (serve_ns): a batch of loads */
 	enum arb_policy policy;
 	int batch_limit;
 };
@@ -125,6 +133,16 @@ int coh_apply(const struct coh_model *m, struct coh_line *l, int cpu, int op);
 
 /* Distance class between two CPUs for a line homed at @home. */
 enum topo_dist coh_dist(const struct coh_model *m, int from, int to, int home);
+
+/* What the @k-th request (from 0) of a batch of loads that reach the line's home waits there for
+ * the ones before it: k x serve_ps.  A load from @source TOPO_SMT or nearer never reaches it;
+ * *k counts those that do. */
+static inline int64_t coh_home_wait_ps(const struct coh_model *m, int source, int *k)
+{
+	if (source <= TOPO_SMT)
+		return 0;
+	return (int64_t)(*k)++ * m->serve_ps;
+}
 
 /* Queue @idx (an entry of @pool) on the line, in arrival order.  0 or MM_ENOMEM. */
 int coh_enqueue(struct coh_line *l, struct coh_req *pool, int32_t idx);

@@ -564,7 +564,7 @@ static int64_t ns_to_ps(double ns)
 static const char *const hw_keys[][12] = {
     {"machine", "name", "description", "topology", "package_hops", 0},
     {"latency", "self", "smt", "l3", "package", "remote", "remote_far", "memory_local", "memory_remote", "atomic", 0},
-    {"coherence", "arbitration", "batch_limit", "home_snoop", 0},
+    {"coherence", "arbitration", "batch_limit", "home_snoop", "serve_ns", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
     {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "op_jitter", "ipi_ns", "wake_step_ns", "sched_out_ns",
      "sched_in_ns", "corun_factor", 0},
@@ -654,6 +654,9 @@ static const struct hw_num {
     {"latency", "atomic", HK_NS, 0.001, 1e4, 1, 0, 0, offsetof(struct hw_profile, atomic_ps)},
     {"coherence", "batch_limit", HK_INT, 1, 1e6, 0, 0, 0, offsetof(struct hw_profile, batch_limit)},
     {"coherence", "home_snoop", HK_INT, 0, 1, 1, 0, 0, offsetof(struct hw_profile, home_snoop)},
+    /* optional: 0, loads of one line granted together are answered at once (README "The coherence
+     * model", many sharers) */
+    {"coherence", "serve_ns", HK_NS, 0.001, 1e4, 1, 1, 0, offsetof(struct hw_profile, serve_ps)},
     {"bandwidth", "node_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_node_gbs)},
     {"bandwidth", "task_gbs", HK_REAL, 0.01, 1e5, 0, 0, 0, offsetof(struct hw_profile, bw_task_gbs)},
     {"cpu", "smt_factor", HK_REAL, 1, 4, 0, 0, 0, offsetof(struct hw_profile, smt_factor)},

@@ -88,6 +88,8 @@ struct hw_profile {
 	int home_snoop; /* cross-L3 transfers on a package other than the line's home cost remote */
 	enum arb_policy arbitration;
 	int batch_limit;    /* local-first: grants that may bypass the oldest request in a row */
+	int64_t serve_ps;   /* the line's home per request for it: loads granted together are answered
+			     * one after another (0: all at once, the default) */
 	double bw_node_gbs; /* DRAM bandwidth of one NUMA node, all cores */
 	double bw_task_gbs; /* what one task can draw alone */
 	int nfreq;

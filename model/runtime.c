@@ -109,7 +109,7 @@ static void service(struct rt *s, int li)
 {
 	struct rt_line *l = &s->line[li];
 	sim_time_t now = s->eng.now, longest = 0;
-	int n, moved = 0;
+	int n, moved = 0, at_home = 0;
 
 	if (l->c.busy || !l->c.qlen)
 		return;
@@ -121,6 +121,8 @@ static void service(struct rt *s, int li)
 
 		r->source = coh_source(&s->coh, &l->c, r->cpu, r->op);
 		c = coh_source_ps(&s->coh, r->source);
+		if (r->op == COH_LOAD) /* the home answers a batch's loads one after another */
+			c += coh_home_wait_ps(&s->coh, r->source, &at_home);
 		if (s->relief > 0 && (l->relieved || rt_task(s, r->task)->relief_hold))
 			c = rt_llround((double)c * s->relief);
 		r->extra_ps += c; /* reused to carry the cost to the loop below */

@@ -474,6 +474,8 @@ static const struct bad bad_cases[] = {
      "t.conf:16: ", "[coherence] batch_limit = '1e1': expected a whole number (decimal digits)"},
     {"flag 1.0", ST_HW, hw_base, "home_snoop = 0\n", "home_snoop = 1.0\n", MM_EPARSE,
      "t.conf:17: ", "[coherence] home_snoop = '1.0': expected a whole number (decimal digits)"},
+    {"negative serve_ns", ST_HW, hw_base, "home_snoop = 0\n", "home_snoop = 0\nserve_ns = -3\n", MM_ERANGE,
+     "t.conf:18: ", "[coherence] serve_ns = -3 is impossible (expected 0, or 0.001 to 10000)"},
     {"frequency cores overflow", ST_HW, hw_base, "4 = 3.0\n", "99999999999 = 3.0\n", MM_EPARSE,
      "t.conf:23: ", "[frequency] key '99999999999': expected a number of active cores"},
     {"tag in the key", ST_PARSE, hw_base, "smt = 8\n", "smt [assumed] = 8\n", MM_EPARSE,
@@ -828,6 +830,7 @@ static void test_zero_where_meaningful(void **state)
 	assert_int_equal(hw_profile_derive(&hw, &p, &err), 0);
 	assert_true(hw.ipi_ps == 2000000 && hw.wake_step_ps == 300000 && hw.llc_bytes == 0);
 	assert_true(hw.sched_out_ps == 0 && hw.sched_in_ps == 0); /* schedule()'s cost: not modelled unless set */
+	assert_true(hw.serve_ps == 0);				  /* a batch of loads answered at once unless set */
 	assert_true(hw.op_jitter == 0);				  /* no variation per operation unless set */
 	profile_free(&p);
 	assert_int_equal(profile_parse(&p, "k.conf", kt, &err), 0);

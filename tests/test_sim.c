@@ -49,6 +49,51 @@ static void stores_are_posted_but_atomics_wait(void **state)
 	t_world_free(&w);
 }
 
+/*
+ * [coherence] serve_ns, by hand: K tasks on K cores of one L3 (every transfer, and memory, 50 ns)
+ * each load one line nobody holds, all at 1 us.  The first load finds the line idle and is
+ * granted alone, from memory: 50 ns (the line busy 50 ns + 1 ps).  The other K - 1 queue meanwhile
+ * and are granted together, each from the first reader, 50 ns, the k-th of them (from 0) k x
+ * serve_ns later: the last at 1000 + 50 + 0.001 + 50 + (K - 2) x serve_ns.  With serve_ns 0
+ * every reader of the batch ends at once, whatever K; with 4 ns, 8 readers end 24 ns later than
+ * that, 32 readers 120 ns.  The loads of SMT siblings of the one that holds the line do not go
+ * through the home: K tasks on K / 2 cores of two threads each, the first reader's sibling
+ * among them, end (K - 3) x serve_ns after it.
+ */
+static void the_home_answers_a_batch_of_loads_one_at_a_time(void **state)
+{
+	static const struct {
+		const char *topo;
+		int k;
+		double serve_ns, end_ns;
+	} cases[] = {
+	    {"pack:1 numa:1 core:8 pu:1", 8, 0, 1100.001},   {"pack:1 numa:1 core:8 pu:1", 8, 4, 1124.001},
+	    {"pack:1 numa:1 core:32 pu:1", 32, 0, 1100.001}, {"pack:1 numa:1 core:32 pu:1", 32, 4, 1220.001},
+	    {"pack:1 numa:1 core:4 pu:2", 8, 4, 1120.001},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char hw[1024], k[512];
+		struct tworld w;
+		struct sim_result r;
+
+		t_hw_text(hw, sizeof(hw), 0.001, 50, 50, 50, 50, 0, "fifo", 8, 0);
+		t_hw_serve(hw, sizeof(hw), cases[i].serve_ns);
+		t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+		t_world(&w, cases[i].topo, hw, k,
+			"scenario h\nop \"x\"\nfield g scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
+			"  f compute 1000ns\n  f load g\n");
+		struct sim_config c = t_cfg(&w, cases[i].k);
+
+		c.ops_per_task = 1;
+		t_run(&c, &r);
+		print_message("%d readers on %s, serve_ns %g: the last ends at %.3f ns\n", cases[i].k, cases[i].topo,
+			      cases[i].serve_ns, r.makespan_s * 1e9);
+		assert_float_equal(r.makespan_s * 1e9, cases[i].end_ns, 1e-6);
+		t_world_free(&w);
+	}
+}
+
 static void fixed_work_makespan_and_idle_floor(void **state)
 {
 	struct tworld w;
@@ -939,6 +984,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stores_are_posted_but_atomics_wait),
+	    cmocka_unit_test(the_home_answers_a_batch_of_loads_one_at_a_time),
 	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
 	    cmocka_unit_test(cold_lines_cost_dram_latency_beyond_the_llc),
 	    cmocka_unit_test(threads_share_the_mm_processes_do_not),

@@ -40,6 +40,20 @@ static inline void t_hw_text(char *buf, size_t cap, double self, double smt, dou
 		 self, smt, l3, pkg, remote, remote, remote, atomic, arb, batch, jitter);
 }
 
+/* Add [coherence] serve_ns to a t_hw_text profile. */
+static inline void t_hw_serve(char *buf, size_t cap, double serve_ns)
+{
+	static const char after[] = "home_snoop = 0\n";
+	char *at = strstr(buf, after), line[64];
+	int n = snprintf(line, sizeof(line), "serve_ns = %g\n", serve_ns);
+
+	assert_non_null(at);
+	at += sizeof(after) - 1;
+	assert_true(strlen(buf) + (size_t)n < cap);
+	memmove(at + n, at, strlen(at) + 1);
+	memcpy(at, line, (size_t)n);
+}
+
 static inline void t_kernel_text(char *buf, size_t cap, const char *spinlock, const char *era)
 {
 	snprintf(buf, cap,
