@@ -28,9 +28,9 @@
  * wait_lock_queued, the kernel profile's spinlock design (x86: ticket before
  * 4.2, qspinlock since), an instance of it on that line, run nested in the
  * rwsem operation (lk_nested_op).  Simplifications, stated:
- *   - without wait_lock_queued (every preset for now), wait_lock is taken by
- *     an RMW on its line and dropped by a store; a task that finds it held
- *     spins on the line and retries (test-and-set);
+ *   - with wait_lock_queued = 0 (no preset since 2026-12-07), wait_lock is
+ *     taken by an RMW on its line and dropped by a store; a task that finds
+ *     it held spins on the line and retries (test-and-set);
  *   - a wake-up with a reader at the head grants the lock to the leading
  *     readers (3.x) or to every queued reader, up to 256 (5.3+, phase-fair
  *     rwsem_mark_wake); a woken writer retries and may lose to a spinner,
@@ -142,9 +142,9 @@ static const struct lk_key rwsem_keys[] = {
 			    "wait_lock is what every release makes of a raw_spinlock_t, the kernel profile's "
 			    "spinlock design run nested in the rwsem operation: on x86 a FIFO ticket lock from "
 			    "2.6.25 to 4.1, a qspinlock since 4.2 (MCS queue, pending bit), virt_spin_lock's "
-			    "test-and-set in a guest; 0: the model's older approximation, a test-and-set lock "
-			    "(an RMW; a task that finds it held spins on the line and retries), which every "
-			    "preset keeps for now (README, Known limits)"},
+			    "test-and-set in a guest (1 in every preset); 0: the model's older approximation, a "
+			    "test-and-set lock (an RMW; a task that finds it held spins on the line and "
+			    "retries)"},
     [K_RT_NULL_OWNER] = {"rt_null_owner", 0, 2, 1,
 			 "a real-time task (a role marked rt) stops its optimistic spin where a preempted "
 			 "lower-priority owner could keep it spinning for ever: 1, after a failed trylock that "
@@ -159,10 +159,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 0, 2}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0, 2}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 0, 2}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
