@@ -536,3 +536,147 @@ out:
 	free(v);
 	return rc;
 }
+
+/* ---- a herd: N readers re-reading one line after a store -------------------- */
+
+/*
+ * The writer (CPU 0) stores a round number into a line that N readers, on N other cores of its
+ * package (first hardware threads only: a sibling's load never reaches the line's home), are
+ * spinning on; each reader takes the time as it sees the new value.  Per N, the median over
+ * rounds of the last reader's time after the store.  If the line's home answered the readers'
+ * loads at once, that time would not grow with N; its growth per reader is the home's time per
+ * request, [coherence] serve_ns (the model: the k-th load of a batch k x serve_ns later), the
+ * least-squares slope over N = 2, 3, ....  Needs three readers at least.
+ */
+#define HD_MAX_N 64
+#define HD_MAX_ROUNDS 400
+
+struct hd_shared {
+	_Alignas(MS_LINE) volatile uint64_t word; /* the herd's line */
+	_Alignas(MS_LINE) atomic_int ready;	  /* readers spinning on this round's word */
+	_Alignas(MS_LINE) atomic_int done;	  /* readers that saw it */
+	_Alignas(MS_LINE) atomic_int stop;
+};
+
+struct hd_reader {
+	struct hd_shared *sh;
+	_Alignas(MS_LINE) uint64_t seen_ns; /* its own line: when it saw the round */
+	uint64_t round;
+};
+
+static void *hd_read(void *arg)
+{
+	struct hd_reader *r = arg;
+	struct hd_shared *sh = r->sh;
+
+	for (r->round = 1;; r->round++) {
+		atomic_fetch_add_explicit(&sh->ready, 1, memory_order_acq_rel);
+		while (sh->word < r->round)
+			if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+				return NULL;
+		r->seen_ns = ms_now_ns();
+		atomic_fetch_add_explicit(&sh->done, 1, memory_order_acq_rel);
+		/* the writer moves on only once every reader is done */
+		while (atomic_load_explicit(&sh->done, memory_order_acquire) != 0)
+			if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+				return NULL;
+	}
+}
+
+/* The median time of the last of @n readers after a store, over @rounds rounds. */
+static int hd_run(struct ms_ctx *c, const int *cpus, int n, int rounds, double *median_ns)
+{
+	struct hd_shared *sh = aligned_alloc(MS_LINE, sizeof(*sh));
+	struct hd_reader *rd = aligned_alloc(MS_LINE, (size_t)n * sizeof(*rd));
+	struct ms_thread th[HD_MAX_N];
+	double last[HD_MAX_ROUNDS];
+	struct ms_stats st;
+	int started = 0, rc = 0, kept = 0;
+
+	if (!sh || !rd) {
+		free(sh);
+		free(rd);
+		return -ENOMEM;
+	}
+	memset(sh, 0, sizeof(*sh));
+	memset(rd, 0, (size_t)n * sizeof(*rd));
+	for (int i = 0; i < n && !rc; i++) {
+		rd[i].sh = sh;
+		rc = ms_spawn(&th[i], c, cpus[i], hd_read, &rd[i]);
+		started += !rc;
+	}
+	for (int r = 1; !rc && r <= rounds; r++) {
+		uint64_t t0, end = 0;
+
+		while (atomic_load_explicit(&sh->ready, memory_order_acquire) < n)
+			ms_relax();
+		/* let every reader reach its spin on the word (it holds the line shared) */
+		t0 = ms_now_ns();
+		while (ms_now_ns() - t0 < 2000)
+			ms_relax();
+		atomic_store_explicit(&sh->ready, 0, memory_order_relaxed);
+		t0 = ms_now_ns();
+		sh->word = (uint64_t)r;
+		while (atomic_load_explicit(&sh->done, memory_order_acquire) < n)
+			ms_relax();
+		for (int i = 0; i < n; i++)
+			end = rd[i].seen_ns > end ? rd[i].seen_ns : end;
+		/* a reader preempted or descheduled says nothing of the line: left out (outliers) */
+		last[kept++] = ms_per_op(c, t0, end, 1);
+		atomic_store_explicit(&sh->done, 0, memory_order_release);
+	}
+	atomic_store(&sh->stop, 1);
+	for (int i = 0; i < started; i++)
+		ms_join(&th[i]);
+	if (!rc) {
+		ms_stats_of(last, kept, &st);
+		*median_ns = st.median;
+	}
+	free(rd);
+	free(sh);
+	return rc;
+}
+
+int ms_measure_herd(struct ms_ctx *c)
+{
+	const struct topology *t = &c->topo;
+	int cpus[HD_MAX_N], n = 0, rounds = c->quick ? 50 : HD_MAX_ROUNDS, rc = 0, np = 0;
+	double ns[HD_MAX_N + 1], y[HD_MAX_N + 1], sx = 0, sy = 0, sxx = 0, sxy = 0, slope;
+
+	/* readers: the first hardware thread of every other core of CPU 0's package */
+	for (int i = 1; i < t->ncpus && n < HD_MAX_N; i++)
+		if (t->cpu[i].smt_rank == 0 && t->cpu[i].core != t->cpu[0].core &&
+		    t->cpu[i].package == t->cpu[0].package)
+			cpus[n++] = i;
+	if (n < 3 || !c->pinned) {
+		fprintf(stderr,
+			"mmsim-measure: the herd figures are left out: skipped, it needs 3 readers on other cores "
+			"of CPU 0's package, pinned; this machine gives %d%s ([coherence] serve_ns left out: 0)\n",
+			n, c->pinned ? "" : " and no binding");
+		return 0;
+	}
+	for (int k = 1; k <= n && !rc; k++)
+		rc = hd_run(c, cpus, k, rounds, &ns[k]);
+	if (rc)
+		return rc;
+	for (int k = 2; k <= n; k++) {
+		y[np++] = ns[k];
+		sx += k;
+		sy += ns[k];
+		sxx += (double)k * k;
+		sxy += k * ns[k];
+	}
+	slope = (np * sxy - sx * sy) / (np * sxx - sx * sx);
+	if (slope < 0)
+		slope = 0;
+	if (!ms_add(c, "herd_last", "ns", y, np,
+		    "a store to a line %d readers on other cores of one package spin on; per reader count 2 to %d the "
+		    "median over %d rounds of the last reader's time after the store (samples: one per reader count)",
+		    n, n, rounds) ||
+	    !ms_add(c, "herd_serve", "ns", &slope, 1,
+		    "least-squares slope of herd_last over the reader count 2 to %d: the line's home's time per "
+		    "request ([coherence] serve_ns); herd_last at 2 readers %.1f ns and at %d %.1f ns",
+		    n, ns[2], n, ns[n]))
+		return -ENOSPC;
+	return 0;
+}

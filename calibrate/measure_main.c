@@ -583,7 +583,15 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 	fprintf(f, "\n");
 
 	fprintf(f, "[coherence]\n");
-	carry_rest(f, gen, "coherence", (const char *const[]){NULL});
+	carry_rest(f, gen, "coherence", (const char *const[]){"serve_ns", NULL});
+	/* a slope of microseconds is a reader that lost its CPU, not a line's home: left out */
+	if ((r = ms_find(c, "herd_serve")) && r->value <= 1000)
+		key_measured(f, "serve_ns", r, "the line's home's time per request: a herd's growth per reader", NULL);
+	else if (r)
+		fprintf(f,
+			"# serve_ns left out (0): herd_serve came out %.4g ns, no line's time per request (a reader "
+			"off its CPU?)\n",
+			r->value);
 	fprintf(f, "\n[bandwidth]\n");
 	if ((r = ms_find(c, "bw_all")) && t->nnuma <= 1) {
 		key_measured(f, "node_gbs", r, "memset bandwidth of all CPUs at once (one NUMA node)", NULL);
@@ -689,6 +697,7 @@ static const struct step {
     {"cache-line transfers", ms_measure_lines},
     {"atomics", ms_measure_atomics},
     {"pause", ms_measure_pause},
+    {"a herd of readers", ms_measure_herd},
     {"frequency", ms_measure_frequency},
     {"syscall", ms_measure_syscall},
     {"futex wake-up", ms_measure_futex},

@@ -55,6 +55,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
         if (i == 3) continue
         if (diff($1) && i >= 5) { if (!snum($i)) bad("field " i " = " $i ": not a finite number") }
         else if ($1 == "op_variation" && i == 2) { if (!num($i) || $i + 0 > 0.5) bad("op_jitter " $i ": not in 0..0.5") }
+        else if ($1 == "herd_serve") { if (!num($i)) bad("field " i " = " $i ": not a finite number >= 0") }
         else if (!num($i) || $i + 0 <= 0) bad("field " i " = " $i ": not a positive finite number")
       }
       if (!num($7) || !num($8) || $8 + 0 < 1) bad("outliers/samples = " $7 "/" $8)
@@ -132,6 +133,8 @@ quick)
   figures_or_reason "large-folio file" $lf
   # a memfd's write fault against an anonymous one's, and its hole punch: both, or why neither
   figures_or_reason shmem shmem_write_less_anon shmem_punch_page
+  # a herd of readers on one line (three readers on other cores of one package): both, or why neither
+  figures_or_reason herd herd_last herd_serve
   rm -f "$conf.stderr"
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
