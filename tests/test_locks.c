@@ -460,6 +460,17 @@ static void rw_run(const char *era, const char *keys, const char *topo, const ch
 	rw_run_steps(era, keys, topo, scn, ntasks, ops_per_task, r, NULL);
 }
 
+/* The (last) step of @w's program whose function is @fn, or -1. */
+static int fn_pc(const struct tworld *w, const char *fn)
+{
+	int at = -1;
+
+	for (int pc = 0; pc < w->prog.n; pc++)
+		if (w->prog.insn[pc].fn >= 0 && !strcmp(w->sc.fn[w->prog.insn[pc].fn], fn))
+			at = pc;
+	return at;
+}
+
 #define RW_HDR "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\nbegin\n"
 #define RW_HDR_ROLES                                                                                    \
 	"scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\nrole r tasks 1\n" \
@@ -567,15 +578,13 @@ static void rwsem_reader_spin_adaptive_stops_readers_after_a_writer_timeout(void
 		struct tworld w;
 		struct sim_result r;
 		struct sim_step_stats st[64];
-		int pc2 = -1;
+		int pc2;
 
 		memset(st, 0, sizeof(st));
 		snprintf(keys, sizeof(keys), "reader_spin_adaptive = %d\n", key);
 		rw_world(&w, "5.3", keys, "pack:1 numa:1 core:4 pu:1", scn);
 		assert_true(w.prog.n < 64);
-		for (int pc = 0; pc < w.prog.n; pc++)
-			if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "rd2"))
-				pc2 = pc;
+		pc2 = fn_pc(&w, "rd2");
 		assert_true(pc2 >= 0);
 		struct sim_config c = t_cfg(&w, 3);
 
@@ -874,15 +883,15 @@ static void rwsem_sleep_costs_schedule_on_the_cpu(void **state)
  * after the waker has dropped wait_lock (in 3.x it pays wake_step_ns, 300 ns, for the wake-up
  * while holding it), and holds the lock 5 us if it gets it: longer than what is left of w's
  * wake-up, so a woken w that retries finds x there and sleeps again.  The step of x's lock is
- * called "xl", w's "wl" (its stats in @wl_st, if not NULL).
+ * called "xl", w's "wl" (its stats in @wl_st, if not NULL).  @w_rt: w's role is real-time.
  */
-static void rw_gap_steps_rt(const char *era, const char *keys, const char *xmode, int w_rt, struct sim_result *r,
-			    double *xl_on_ns, struct sim_step_stats *wl_st)
+static void rw_gap_steps(const char *era, const char *keys, const char *xmode, int w_rt, struct sim_result *r,
+			 double *xl_on_ns, struct sim_step_stats *wl_st)
 {
 	char scn[1024];
 	struct tworld w;
 	struct sim_step_stats st[64];
-	int pc_xl = -1, pc_wl = -1;
+	int pc_xl, pc_wl;
 
 	snprintf(
 	    scn, sizeof(scn),
@@ -895,11 +904,8 @@ static void rw_gap_steps_rt(const char *era, const char *keys, const char *xmode
 	memset(st, 0, sizeof(st));
 	rw_world(&w, era, keys, "pack:1 numa:1 core:8 pu:1", scn);
 	assert_true(w.prog.n < 64);
-	for (int pc = 0; pc < w.prog.n; pc++)
-		if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "xl"))
-			pc_xl = pc;
-		else if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "wl"))
-			pc_wl = pc;
+	pc_xl = fn_pc(&w, "xl");
+	pc_wl = fn_pc(&w, "wl");
 	assert_true(pc_xl >= 0 && pc_wl >= 0);
 	struct sim_config c = t_cfg(&w, 3);
 
@@ -914,15 +920,9 @@ static void rw_gap_steps_rt(const char *era, const char *keys, const char *xmode
 	t_world_free(&w);
 }
 
-static void rw_gap_steps(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns,
-			 struct sim_step_stats *wl_st)
-{
-	rw_gap_steps_rt(era, keys, xmode, 0, r, xl_on_ns, wl_st);
-}
-
 static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
 {
-	rw_gap_steps(era, keys, xmode, r, xl_on_ns, NULL);
+	rw_gap_steps(era, keys, xmode, 0, r, xl_on_ns, NULL);
 }
 
 /*
@@ -1059,7 +1059,7 @@ static void rwsem_handoff_writer_spins_by_hand(void **state)
 
 	for (int on = 0; on < 2; on++) {
 		snprintf(k, sizeof(k), keys, on);
-		rw_gap_steps("6.x", k, "write", &r[on], &xl_ns[on], &wl[on]);
+		rw_gap_steps("6.x", k, "write", 0, &r[on], &xl_ns[on], &wl[on]);
 		wl_us[on] = wl[on].task_ps / 1e6;
 		print_message("handoff_writer_spins = %d: w's down_write %.3f us, asleep %.3f us; spins %llu\n", on,
 			      wl_us[on], wl[on].sleep_ps / 1e6, (unsigned long long)r[on].locks[0].spins);
@@ -1107,7 +1107,7 @@ static void rwsem_handoff_ms_by_hand(void **state)
 		snprintf(k, sizeof(k),
 			 "writer_spin = 0\nwriter_fastpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = %s\n",
 			 cases[i].ms);
-		rw_gap_steps_rt("6.x", k, "write", cases[i].rt, &r, &xl_ns, NULL);
+		rw_gap_steps("6.x", k, "write", cases[i].rt, &r, &xl_ns, NULL);
 		print_message("w%s, handoff_ms = %s: %llu handoffs, %llu sleeps, %llu spins\n",
 			      cases[i].rt ? " rt" : "", cases[i].ms, (unsigned long long)r.locks[0].handoffs,
 			      (unsigned long long)r.locks[0].sleeps, (unsigned long long)r.locks[0].spins);
@@ -1140,7 +1140,7 @@ static void rwsem_rt_null_owner_by_hand(void **state)
 		struct tworld w;
 		struct sim_step_stats st[32];
 		struct sim_result r;
-		int pc_wl = -1;
+		int pc_wl;
 		double on_us;
 
 		snprintf(
@@ -1153,9 +1153,7 @@ static void rwsem_rt_null_owner_by_hand(void **state)
 		    cases[i].rt);
 		memset(st, 0, sizeof(st));
 		rw_world(&w, "6.x", cases[i].keys, "pack:1 numa:1 core:4 pu:1", scn);
-		for (int pc = 0; pc < w.prog.n; pc++)
-			if (w.prog.insn[pc].fn >= 0 && !strcmp(w.sc.fn[w.prog.insn[pc].fn], "wl"))
-				pc_wl = pc;
+		pc_wl = fn_pc(&w, "wl");
 		assert_true(pc_wl >= 0 && w.prog.n < 32);
 		struct sim_config c = t_cfg(&w, 2);
 
