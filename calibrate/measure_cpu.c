@@ -655,7 +655,8 @@ int ms_measure_herd(struct ms_ctx *c)
 			n, c->pinned ? "" : " and no binding");
 		return 0;
 	}
-	for (int k = 1; k <= n && !rc; k++)
+	/* one reader alone is no batch: the slope starts at two */
+	for (int k = 2; k <= n && !rc; k++)
 		rc = hd_run(c, cpus, k, rounds, &ns[k]);
 	if (rc)
 		return rc;
