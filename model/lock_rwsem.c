@@ -72,6 +72,7 @@ enum {
 	K_WRITER_SLOWPATH_STEAL,
 	K_WAIT_LOCK_QUEUED,
 	K_RT_NULL_OWNER,
+	K_READER_OWNER_LOAD,
 	K_NKEYS
 };
 
@@ -151,6 +152,10 @@ static const struct lk_key rwsem_keys[] = {
 			 "leaves owner NULL (3.16 4fc828e24cd9 to 5.2, rwsem-xadd.c); 2, after a failed trylock "
 			 "whenever the owner is not a writer, unless the look before saw a writer (5.3 "
 			 "990fa7384a30, prev_owner_state); 0: it spins as any task"},
+    [K_READER_OWNER_LOAD] = {"reader_owner_load", 0, 1, 1,
+			     "a reader taking the lock reads owner before it stores its own task there, to "
+			     "keep the RD_NONSPINNABLE bit (5.3 5cfd92e12e13, __rwsem_set_reader_owned; "
+			     "NONSPINNABLE from 5.11); 0: a plain store (4.20 925b9cd1b89a to 5.2)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -159,10 +164,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2, 1}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
@@ -170,7 +175,7 @@ struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
 	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
-	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner;
+	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner, reader_owner_load;
 	sim_time_t handoff_ps;	     /* 0: no handoff */
 	int handoff;		     /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;	     /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -241,6 +246,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->writer_slowpath_steal = v[K_WRITER_SLOWPATH_STEAL] != 0;
 	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
 	r->rt_null_owner = (int)v[K_RT_NULL_OWNER];
+	r->reader_owner_load = v[K_READER_OWNER_LOAD] != 0;
 	r->wl_owner = r->wl_holder = -1;
 	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
 		const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
@@ -515,7 +521,7 @@ static int osq_leave(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 enum {
 	P_START = 0,
 	P_OWNER,       /* store owner, then done */
-	P_RD_OWNER,    /* rwsem_set_reader_owned: read owner (its NONSPINNABLE bit), then P_OWNER */
+	P_RD_OWNER,    /* rwsem_set_reader_owned: read owner (reader_owner_load), then P_OWNER */
 	P_RD_SLOW,     /* rwsem_down_read_slowpath */
 	P_RD_SPIN,     /* 5.11 reader optimistic spin */
 	P_QUEUE,       /* take wait_lock and queue */
@@ -579,7 +585,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			}
 			break;
 		case P_RD_OWNER:
-			if (R(lk)->owner && !rt_access(s, t, own, COH_LOAD))
+			if (R(lk)->owner && R(lk)->reader_owner_load && !rt_access(s, t, own, COH_LOAD))
 				return LK_WAIT;
 			st->phase = P_OWNER;
 			break;

@@ -477,10 +477,11 @@ static int fn_pc(const struct tworld *w, const char *fn)
 	"role w1 tasks 1\nrole w2 tasks 1\nbegin\n"
 
 /*
- * owner and trylock_cmpxchg, by the path cost of one task alone (every access a cache hit: 1 ns,
- * a locked one 1 + 5 ns, no jitter).  Read: xadd 6, owner's load and store 1 + 1, release xadd 6;
- * write: cmpxchg 6, owner store 1, release: owner store 1, xadd 6.  A trylock's cmpxchg loop adds
- * the load of count before its cmpxchg: 1.
+ * owner, reader_owner_load and trylock_cmpxchg, by the path cost of one task alone (every access a
+ * cache hit: 1 ns, a locked one 1 + 5 ns, no jitter).  Read: xadd 6, owner's load and store 1 + 1
+ * (the store alone without reader_owner_load: 1), release xadd 6; write: cmpxchg 6, owner store 1,
+ * release: owner store 1, xadd 6.  A trylock's cmpxchg loop adds the load of count before its
+ * cmpxchg: 1.
  */
 static void rwsem_owner_and_trylock_cost_what_they_access(void **state)
 {
@@ -490,6 +491,9 @@ static void rwsem_owner_and_trylock_cost_what_they_access(void **state)
 	} cases[] = {
 	    {"owner = 0\n", "lock L read", 12},
 	    {"owner = 1\n", "lock L read", 14},
+	    {"owner = 1\nreader_owner_load = 0\n", "lock L read", 13},
+	    {"owner = 0\nreader_owner_load = 1\n", "lock L read", 12},
+	    {"owner = 1\nreader_owner_load = 0\n", "lock L write", 14},
 	    {"owner = 0\n", "lock L write", 12},
 	    {"owner = 1\n", "lock L write", 14},
 	    {"owner = 0\ntrylock_cmpxchg = 0\n", "trylock L read", 12},
