@@ -117,6 +117,7 @@ int ms_measure_lines(struct ms_ctx *c);	    /* measure_cpu.c */
 int ms_measure_atomics(struct ms_ctx *c);   /* measure_cpu.c */
 int ms_measure_pause(struct ms_ctx *c);	    /* measure_cpu.c */
 int ms_measure_herd(struct ms_ctx *c);	    /* measure_cpu.c */
+int ms_measure_keep(struct ms_ctx *c);	    /* measure_cpu.c */
 int ms_measure_frequency(struct ms_ctx *c); /* measure_cpu.c */
 int ms_measure_faults(struct ms_ctx *c);    /* measure_mem.c */
 int ms_measure_munmap(struct ms_ctx *c);    /* measure_mem.c: the zap per PTE */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 /* ---- line transfer: a line Modified on one CPU, accessed from another ---- */
 
@@ -680,4 +683,164 @@ int ms_measure_herd(struct ms_ctx *c)
 		    n, ns[2], n, ns[n]))
 		return -ENOSPC;
 	return 0;
+}
+
+/* ---- how long a CPU keeps a contended line it was just given ------------------------------ */
+
+/*
+ * Another core (the first one not CPU 0's) adds to a line in a tight loop; CPU 0 times three
+ * short sequences on that line, each sample after a pause that lets the line go back: one add,
+ * a load and then an add that depends on it, two adds back to back, timed by the time-stamp
+ * counter.  Means (of the samples within 3x the median), less the same sequences timed with no
+ * other CPU on the line.  If the line stayed with CPU 0 after its first
+ * access until the second one, the second sequence costs what the first does (keep_after_load
+ * near 0); if a waiting request took it at once, one transfer more.  The model keeps a granted
+ * line for an RMW's [latency] atomic after an RMW and one picosecond after a load
+ * (calibrate/README.md, caveats); these figures are held against that, no profile key yet.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+struct kp_shared {
+	_Alignas(MS_LINE) volatile uint64_t word;
+	_Alignas(MS_LINE) atomic_int stop;
+};
+
+static void *kp_hammer(void *arg)
+{
+	struct kp_shared *sh = arg;
+
+	while (!atomic_load_explicit(&sh->stop, memory_order_relaxed))
+		for (int i = 0; i < 64; i++)
+			__atomic_fetch_add(&sh->word, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* the time-stamp counter: clock_gettime's steps are too coarse for one transfer */
+static inline uint64_t kp_ticks(void)
+{
+	unsigned aux;
+
+	return __rdtscp(&aux);
+}
+
+/* ticks per ns, against CLOCK_MONOTONIC over @ms milliseconds */
+static double kp_tick_rate(int ms)
+{
+	uint64_t n0 = ms_now_ns(), k0 = kp_ticks(), n1, k1;
+
+	do
+		n1 = ms_now_ns();
+	while (n1 - n0 < (uint64_t)ms * 1000000u);
+	k1 = kp_ticks();
+	return (double)(k1 - k0) / (double)(n1 - n0);
+}
+
+/* The mean of @n samples, in ticks, of sequence @seq (0: add, 1: load then a dependent add,
+ * 2: add, add). */
+static double kp_mean(struct kp_shared *sh, int seq, int n, double *v)
+{
+	struct ms_stats st;
+	double sum = 0;
+	int kept = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t t0, t1, x;
+
+		t0 = kp_ticks();
+		if (seq == 1) {
+			x = sh->word;
+			__atomic_fetch_add(&sh->word, x & 1, __ATOMIC_SEQ_CST);
+		} else {
+			__atomic_fetch_add(&sh->word, 1, __ATOMIC_SEQ_CST);
+			if (seq == 2)
+				__atomic_fetch_add(&sh->word, 1, __ATOMIC_SEQ_CST);
+		}
+		t1 = kp_ticks();
+		v[i] = (double)(t1 - t0);
+		/* about a microsecond away, so the next sample starts with the line elsewhere */
+		t0 = ms_now_ns();
+		while (ms_now_ns() - t0 < 1000)
+			ms_relax();
+	}
+	/* the mean of the samples within 3x the median: a VM's counter can step by tens of ticks,
+	 * which a median keeps and a mean averages out; a sample that lost the CPU is left out */
+	ms_stats_of(v, n, &st);
+	for (int i = 0; i < n; i++)
+		if (v[i] <= 3 * st.median) {
+			sum += v[i];
+			kept++;
+		}
+	return kept ? sum / kept : st.median;
+}
+#define KP_TICKS 1
+#else
+#define KP_TICKS 0
+#endif
+
+int ms_measure_keep(struct ms_ctx *c)
+{
+	const struct topology *t = &c->topo;
+	int other = -1;
+
+	for (int i = 1; i < t->ncpus && other < 0; i++)
+		if (t->cpu[i].core != t->cpu[0].core)
+			other = i;
+	if (other < 0 || !c->pinned || !KP_TICKS) {
+		fprintf(stderr,
+			"mmsim-measure: the keep figures are left out: skipped, it needs a CPU on another core than "
+			"CPU 0's, pinned, and x86's time-stamp counter; this machine gives %s\n",
+			!KP_TICKS   ? "no time-stamp counter"
+			: other < 0 ? "no other core"
+				    : "no binding");
+		return 0;
+	}
+#if KP_TICKS
+	int n = c->quick ? 2000 : 20000, rc;
+	struct kp_shared *sh = aligned_alloc(MS_LINE, sizeof(*sh));
+	struct ms_thread th;
+	double alone[3], busy[3], keep_load, keep_add, rate, *v;
+
+	v = malloc((size_t)n * sizeof(*v));
+	if (!sh || !v) {
+		free(sh);
+		free(v);
+		return -ENOMEM;
+	}
+	memset(sh, 0, sizeof(*sh));
+	rate = kp_tick_rate(c->quick ? 10 : 50);
+	for (int s = 0; s < 3; s++)
+		alone[s] = kp_mean(sh, s, n, v) / rate;
+	rc = ms_spawn(&th, c, other, kp_hammer, sh);
+	if (!rc) {
+		/* let the other CPU take the line and keep asking for it */
+		uint64_t t0 = ms_now_ns();
+
+		while (ms_now_ns() - t0 < 1000000)
+			ms_relax();
+		for (int s = 0; s < 3; s++)
+			busy[s] = kp_mean(sh, s, n, v) / rate;
+		atomic_store(&sh->stop, 1);
+		ms_join(&th);
+	}
+	free(v);
+	free(sh);
+	if (rc)
+		return rc;
+	keep_load = (busy[1] - alone[1]) - (busy[0] - alone[0]);
+	keep_add = (busy[2] - alone[2]) - (busy[0] - alone[0]);
+	if (!ms_add(c, "keep_add", "ns", &busy[0], 1,
+		    "CPU %d adds to a line in a tight loop; CPU 0's one atomic add on it, mean of %d samples a "
+		    "microsecond apart, timed by the time-stamp counter (alone: %.1f ns)",
+		    other, n, alone[0]) ||
+	    !ms_add(c, "keep_after_load", "ns", &keep_load, 1,
+		    "same line and CPUs: a load, then an add that depends on it, less one add, each less its "
+		    "time alone (means of %d: %.1f and %.1f ns contended): about 0 if the add finds the line "
+		    "the load brought, about one transfer if a waiting request took it first",
+		    n, busy[1], busy[0]) ||
+	    !ms_add(c, "keep_after_add", "ns", &keep_add, 1,
+		    "same line and CPUs: two adds back to back, less one add, each less its time alone (means "
+		    "of %d: %.1f and %.1f ns contended): about 0 if the second add finds the line",
+		    n, busy[2], busy[0]))
+		return -ENOSPC;
+	return 0;
+#endif
 }

@@ -50,12 +50,13 @@ static const struct opt {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
-		   "Measures this machine (cache-line transfers per distance class, atomics, page faults, zeroing,\n"
-		   "memory latency and bandwidth, syscalls, futex wake-ups, a TLB shootdown's IPI, frequency, munmap\n"
-		   "per page, the faults and munmap of a file in large folios in $TMPDIR or /tmp, a memfd's write\n"
-		   "faults and hole punch) and prints a hardware profile for mmsim --machine FILE.  About a minute\n"
-		   "on a small machine; --quick: seconds.\n\n");
+	fprintf(f,
+		"usage: " PROG " [--quick] [--out FILE] [--raw FILE] [--name NAME]\n\n"
+		"Measures this machine (cache-line transfers per distance class, atomics, a herd of readers,\n"
+		"a contended line's second access, page faults, zeroing, memory latency and bandwidth, syscalls,\n"
+		"futex wake-ups, a TLB shootdown's IPI, frequency, munmap per page, the faults and munmap of a\n"
+		"file in large folios in $TMPDIR or /tmp, a memfd's write faults and hole punch) and prints a\n"
+		"hardware profile for mmsim --machine FILE.  About a minute on a small machine; --quick: seconds.\n\n");
 	for (int i = 0; i < NOPTS; i++) {
 		char left[40];
 
@@ -522,11 +523,10 @@ static int write_profile(FILE *f, struct ms_ctx *c, const struct opts *o, const 
 		figures(f, &c->res[i]);
 		fprintf(f, "\n");
 	}
-	fprintf(
-	    f,
-	    "# Figures without a profile key (fault_*, munmap_*, zero_*, syscall, atomic_contended*, timer) are for\n"
-	    "# the kernel profile's path costs and for checks; they are listed above only, as are bw_task and\n"
-	    "# clear_user where clear_kernel gives task_gbs.\n\n");
+	fprintf(f,
+		"# Figures without a profile key (fault_*, munmap_*, zero_*, syscall, atomic_contended*, keep_*,\n"
+		"# timer) are for the kernel profile's path costs and for checks; they are listed above only, as are\n"
+		"# bw_task and clear_user where clear_kernel gives task_gbs.\n\n");
 
 	fprintf(f, "[machine]\n# [assumed] name used on the command line (" PROG " --name)\nname = %s\n", o->name);
 	fprintf(f, "# [measured] which machine, and when\ndescription = measured by " PROG " on %.60s at %s%s\n",
@@ -698,6 +698,7 @@ static const struct step {
     {"atomics", ms_measure_atomics},
     {"pause", ms_measure_pause},
     {"a herd of readers", ms_measure_herd},
+    {"a line kept after a grant", ms_measure_keep},
     {"frequency", ms_measure_frequency},
     {"syscall", ms_measure_syscall},
     {"futex wake-up", ms_measure_futex},

@@ -135,6 +135,8 @@ quick)
   figures_or_reason shmem shmem_write_less_anon shmem_punch_page
   # a herd of readers on one line (three readers on other cores of one package): both, or why neither
   figures_or_reason herd herd_last herd_serve
+  # a contended line's second access after a grant (another core, x86's counter): all three, or why not
+  figures_or_reason keep keep_add keep_after_load keep_after_add
   rm -f "$conf.stderr"
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
