@@ -6,6 +6,7 @@
  */
 #include "calibrate.h"
 #include "cleanup.h"
+#include "mthp.h"
 #include "sweep.h"
 
 #include <dirent.h>
@@ -1161,8 +1162,7 @@ int mthp_always_kb(int *small)
 			continue;
 		if (found < 0)
 			found = 0;
-		if (fgets(line, sizeof(line), fp) &&
-		    (strstr(line, "[always]") || (top_always && strstr(line, "[inherit]")))) {
+		if (fgets(line, sizeof(line), fp) && mthp_line_applies(line, top_always)) {
 			if (kb >= 64)
 				found = kb;
 			else

@@ -7,6 +7,7 @@
  * gate to the last task's last populate (codepaths.md A, B, G.1-G.3).
  */
 #include "wis.h"
+#include "../src/mthp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -128,7 +129,7 @@ static int populate_check(char *why, size_t len)
 }
 
 /* The sizes of /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled that apply to a
- * region nobody madvised: 'always', or 'inherit' under a top-level 'always'. */
+ * region nobody madvised (src/mthp.h). */
 static void mthp_always(const char *top, char *out, size_t len)
 {
 	DIR *d = opendir("/sys/kernel/mm/transparent_hugepage");
@@ -146,8 +147,7 @@ static void mthp_always(const char *top, char *out, size_t len)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    (strstr(line, "[always]") || (strstr(line, "[inherit]") && !strcmp(top, "always"))) && n < len)
+		if (fgets(line, sizeof(line), f) && mthp_line_applies(line, !strcmp(top, "always")) && n < len)
 			n += snprintf(out + n, len - n, "%s%s", n ? " " : "", e->d_name + 10);
 		fclose(f);
 	}
