@@ -2,7 +2,7 @@
 /*
  * Which anonymous mTHP sizes apply to a region nobody madvised: a size's
  * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled says [always], or [inherit]
- * while the top-level enabled says [always] (mm/huge_memory.c, thp_vma_allowable_orders, 6.8+).
+ * while the top-level enabled says [always] (include/linux/huge_mm.h, thp_vma_allowable_orders, 6.8+).
  * Header only: mmsim calibrate and validate use it, and so does validate/populate.c, a benchmark
  * that does not link mmsim.
  */
