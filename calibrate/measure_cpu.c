@@ -688,15 +688,16 @@ int ms_measure_herd(struct ms_ctx *c)
 /* ---- how long a CPU keeps a contended line it was just given ------------------------------ */
 
 /*
- * Another core (the first one not CPU 0's) adds to a line in a tight loop; CPU 0 times three
+ * Another core (the first one not CPU 0's) adds to a line in a tight loop; CPU 0 times four
  * short sequences on that line, each sample after a pause that lets the line go back: one add,
- * a load and then an add that depends on it, two adds back to back, timed by the time-stamp
- * counter.  Means (of the samples within 3x the median), less the same sequences timed with no
- * other CPU on the line.  If the line stayed with CPU 0 after its first
- * access until the second one, the second sequence costs what the first does (keep_after_load
- * near 0); if a waiting request took it at once, one transfer more.  The model keeps a granted
- * line for an RMW's [latency] atomic after an RMW and one picosecond after a load
- * (calibrate/README.md, caveats); these figures are held against that, no profile key yet.
+ * a load and then an add that depends on it, two adds back to back, one load, by the time-stamp
+ * counter.  Means of the samples within 3x the median, less the same sequences timed with no
+ * other CPU on the line.  If the line stays with CPU 0 from its first access to its second, a
+ * two-access sequence costs what its first access alone does (keep_after_load: load and add
+ * against the load; keep_after_add: two adds against one; near 0); if a waiting request takes
+ * it at once, one transfer more.  The model keeps a granted line for an RMW's [latency] atomic
+ * after an RMW and one picosecond after a load (calibrate/README.md, caveats); these figures are
+ * held against that, no profile key yet.
  */
 #if defined(__x86_64__) || defined(__i386__)
 struct kp_shared {
@@ -735,7 +736,7 @@ static double kp_tick_rate(int ms)
 }
 
 /* The mean of @n samples, in ticks, of sequence @seq (0: add, 1: load then a dependent add,
- * 2: add, add). */
+ * 2: add, add, 3: load). */
 static double kp_mean(struct kp_shared *sh, int seq, int n, double *v)
 {
 	struct ms_stats st;
@@ -746,7 +747,10 @@ static double kp_mean(struct kp_shared *sh, int seq, int n, double *v)
 		uint64_t t0, t1, x;
 
 		t0 = kp_ticks();
-		if (seq == 1) {
+		if (seq == 3) {
+			x = sh->word;
+			__asm__ volatile("" : : "r"(x));
+		} else if (seq == 1) {
 			x = sh->word;
 			__atomic_fetch_add(&sh->word, x & 1, __ATOMIC_SEQ_CST);
 		} else {
@@ -797,7 +801,7 @@ int ms_measure_keep(struct ms_ctx *c)
 	int n = c->quick ? 2000 : 20000, rc;
 	struct kp_shared *sh = aligned_alloc(MS_LINE, sizeof(*sh));
 	struct ms_thread th;
-	double alone[3], busy[3], keep_load, keep_add, rate, *v;
+	double alone[4], busy[4], keep_load, keep_add, rate, *v;
 
 	v = malloc((size_t)n * sizeof(*v));
 	if (!sh || !v) {
@@ -807,7 +811,7 @@ int ms_measure_keep(struct ms_ctx *c)
 	}
 	memset(sh, 0, sizeof(*sh));
 	rate = kp_tick_rate(c->quick ? 10 : 50);
-	for (int s = 0; s < 3; s++)
+	for (int s = 0; s < 4; s++)
 		alone[s] = kp_mean(sh, s, n, v) / rate;
 	rc = ms_spawn(&th, c, other, kp_hammer, sh);
 	if (!rc) {
@@ -816,7 +820,7 @@ int ms_measure_keep(struct ms_ctx *c)
 
 		while (ms_now_ns() - t0 < 1000000)
 			ms_relax();
-		for (int s = 0; s < 3; s++)
+		for (int s = 0; s < 4; s++)
 			busy[s] = kp_mean(sh, s, n, v) / rate;
 		atomic_store(&sh->stop, 1);
 		ms_join(&th);
@@ -825,17 +829,18 @@ int ms_measure_keep(struct ms_ctx *c)
 	free(sh);
 	if (rc)
 		return rc;
-	keep_load = (busy[1] - alone[1]) - (busy[0] - alone[0]);
+	/* what the second access adds to the first's miss, over what it costs alone */
+	keep_load = (busy[1] - alone[1]) - (busy[3] - alone[3]);
 	keep_add = (busy[2] - alone[2]) - (busy[0] - alone[0]);
 	if (!ms_add(c, "keep_add", "ns", &busy[0], 1,
 		    "CPU %d adds to a line in a tight loop; CPU 0's one atomic add on it, mean of %d samples a "
 		    "microsecond apart, timed by the time-stamp counter (alone: %.1f ns)",
 		    other, n, alone[0]) ||
 	    !ms_add(c, "keep_after_load", "ns", &keep_load, 1,
-		    "same line and CPUs: a load, then an add that depends on it, less one add, each less its "
-		    "time alone (means of %d: %.1f and %.1f ns contended): about 0 if the add finds the line "
+		    "same line and CPUs: a load, then an add that depends on it, less the load alone, each less "
+		    "its time alone (means of %d: %.1f and %.1f ns contended): about 0 if the add finds the line "
 		    "the load brought, about one transfer if a waiting request took it first",
-		    n, busy[1], busy[0]) ||
+		    n, busy[1], busy[3]) ||
 	    !ms_add(c, "keep_after_add", "ns", &keep_add, 1,
 		    "same line and CPUs: two adds back to back, less one add, each less its time alone (means "
 		    "of %d: %.1f and %.1f ns contended): about 0 if the second add finds the line",

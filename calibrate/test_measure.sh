@@ -56,6 +56,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
         if (diff($1) && i >= 5) { if (!snum($i)) bad("field " i " = " $i ": not a finite number") }
         else if ($1 == "op_variation" && i == 2) { if (!num($i) || $i + 0 > 0.5) bad("op_jitter " $i ": not in 0..0.5") }
         else if ($1 == "herd_serve") { if (!num($i)) bad("field " i " = " $i ": not a finite number >= 0") }
+        else if ($1 ~ /^keep_after_/) { if (!snum($i)) bad("field " i " = " $i ": not a finite number") }
         else if (!num($i) || $i + 0 <= 0) bad("field " i " = " $i ": not a positive finite number")
       }
       if (!num($7) || !num($8) || $8 + 0 < 1) bad("outliers/samples = " $7 "/" $8)
