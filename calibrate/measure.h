@@ -107,6 +107,15 @@ static inline void ms_relax(void)
 #endif
 }
 
+/* Spin (ms_relax) for @ns of CLOCK_MONOTONIC: a pause that keeps the CPU. */
+static inline void ms_spin_ns(uint64_t ns)
+{
+	uint64_t t0 = ms_now_ns();
+
+	while (ms_now_ns() - t0 < ns)
+		ms_relax();
+}
+
 /* The first CPU at distance @d from CPU 0, or -1 if there is none. */
 int ms_cpu_at(const struct ms_ctx *c, enum topo_dist d);
 

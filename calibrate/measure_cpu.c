@@ -614,9 +614,7 @@ static int hd_run(struct ms_ctx *c, const int *cpus, int n, int rounds, double *
 		while (atomic_load_explicit(&sh->ready, memory_order_acquire) < n)
 			ms_relax();
 		/* let every reader reach its spin on the word (it holds the line shared) */
-		t0 = ms_now_ns();
-		while (ms_now_ns() - t0 < 2000)
-			ms_relax();
+		ms_spin_ns(2000);
 		atomic_store_explicit(&sh->ready, 0, memory_order_relaxed);
 		t0 = ms_now_ns();
 		sh->word = (uint64_t)r;
@@ -761,9 +759,7 @@ static double kp_mean(struct kp_shared *sh, int seq, int n, double *v)
 		t1 = kp_ticks();
 		v[i] = (double)(t1 - t0);
 		/* about a microsecond away, so the next sample starts with the line elsewhere */
-		t0 = ms_now_ns();
-		while (ms_now_ns() - t0 < 1000)
-			ms_relax();
+		ms_spin_ns(1000);
 	}
 	/* the mean of the samples within 3x the median: a VM's counter can step by tens of ticks,
 	 * which a median keeps and a mean averages out; a sample that lost the CPU is left out */
@@ -816,10 +812,7 @@ int ms_measure_keep(struct ms_ctx *c)
 	rc = ms_spawn(&th, c, other, kp_hammer, sh);
 	if (!rc) {
 		/* let the other CPU take the line and keep asking for it */
-		uint64_t t0 = ms_now_ns();
-
-		while (ms_now_ns() - t0 < 1000000)
-			ms_relax();
+		ms_spin_ns(1000000);
 		for (int s = 0; s < 4; s++)
 			busy[s] = kp_mean(sh, s, n, v) / rate;
 		atomic_store(&sh->stop, 1);
