@@ -39,7 +39,7 @@ struct ms_result {
 	char method[320]; /* how it was measured, in one line without commas */
 };
 
-#define MS_MAX_RESULTS 64
+#define MS_MAX_RESULTS 80
 
 struct ms_ctx {
 	int quick;
@@ -80,6 +80,15 @@ void ms_stats_of(const double *v, int n, struct ms_stats *st);
 struct ms_result *ms_add(struct ms_ctx *c, const char *quantity, const char *unit, const double *samples, int n,
 			 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 struct ms_result *ms_find(struct ms_ctx *c, const char *quantity);
+/*
+ * Where a cache sweep leaves the cache: @lat[i] is a dependent-load chase's latency over a working
+ * set of @size[i] (ascending).  With lo the least of the first three latencies and hi the median of
+ * the last three, the first size whose latency passes sqrt(lo x hi) (a quarter of the way from lo
+ * to hi when hi is 9 lo: where a quarter of the chase's loads miss), interpolated on log(size) from
+ * the size before it.  0 when hi is under twice lo (no step in the sweep) or there are fewer than
+ * three sizes.
+ */
+double ms_cache_knee(const double *size, const double *lat, int n);
 
 int ms_ctx_init(struct ms_ctx *c, int quick, char *errbuf, size_t cap);
 void ms_ctx_free(struct ms_ctx *c);
@@ -132,6 +141,7 @@ int ms_measure_faults(struct ms_ctx *c);    /* measure_mem.c */
 int ms_measure_munmap(struct ms_ctx *c);    /* measure_mem.c: the zap per PTE */
 int ms_measure_zeroing(struct ms_ctx *c);   /* measure_mem.c */
 int ms_measure_cold(struct ms_ctx *c);	    /* measure_mem.c: page_fault4's page, warm and cold */
+int ms_measure_llc(struct ms_ctx *c);	    /* measure_mem.c: the cache this CPU gets, by a chase sweep */
 size_t ms_llc_bytes(void);		    /* measure_mem.c: the largest cache cpu0 sees (sysfs); 0 */
 int ms_measure_memory(struct ms_ctx *c);    /* measure_mem.c: latency and bandwidth */
 int ms_measure_syscall(struct ms_ctx *c);   /* measure_os.c */

@@ -63,6 +63,31 @@ void ms_stats_of(const double *v, int n, struct ms_stats *st)
 	free(s);
 }
 
+double ms_cache_knee(const double *size, const double *lat, int n)
+{
+	double lo, hi, thr, top[3];
+	struct ms_stats st;
+
+	if (n < 3)
+		return 0;
+	/* the smallest sets' best (a preempted chase is slow, never fast), the largest sets' median */
+	lo = fmin(lat[0], fmin(lat[1], lat[2]));
+	memcpy(top, lat + n - 3, sizeof(top));
+	ms_stats_of(top, 3, &st);
+	hi = st.median;
+	if (!(lo > 0) || !(hi >= 2 * lo))
+		return 0; /* no step: the cache is larger than the sweep, or there is none */
+	thr = sqrt(lo * hi);
+	for (int i = 1; i < n; i++)
+		if (lat[i] > thr && lat[i - 1] <= thr) {
+			/* the crossing, linear in latency, on log(size) */
+			double f = (thr - lat[i - 1]) / (lat[i] - lat[i - 1]);
+
+			return size[i - 1] * pow(size[i] / size[i - 1], f);
+		}
+	return 0;
+}
+
 struct ms_result *ms_add(struct ms_ctx *c, const char *quantity, const char *unit, const double *samples, int n,
 			 const char *fmt, ...)
 {

@@ -81,6 +81,7 @@ check_csv() { # CSV CONF [ROWS]: the format and the method's own consistency; fi
       else if ($1 == "zero_4k") { lo = 10; hi = 100000 }
       else if ($1 == "zero_2m") { lo = 1000; hi = 100000000 }
       else if ($1 == "memory_latency") { lo = 1; hi = 10000 }
+      else if ($1 == "llc_capacity") { lo = 0.25; hi = 4096 }
       else if ($1 ~ /^cold_base_/ || $1 ~ /_cold$/) { lo = 0.5; hi = 100000 }
       else if ($1 ~ /^bw_/ || $1 ~ /^clear_/) { lo = 0.1; hi = 1000 }
       if (lo >= 0 && ($2 + 0 < lo || $2 + 0 > hi))
@@ -139,6 +140,10 @@ quick)
   # a contended line's second access after a grant (another core, x86's counter): all three, or why not
   figures_or_reason keep keep_add keep_after_load keep_after_add
   rm -f "$conf.stderr"
+  # the cache a task gets: where a sweep found its edge, llc_mib is that figure
+  if grep -q '^llc_capacity,' "$csv"; then
+    grep -q '^# method (llc_capacity): ' "$conf" || fail "llc_capacity in $csv but llc_mib not from it in $conf"
+  fi
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
   echo "ok"
