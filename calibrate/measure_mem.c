@@ -877,9 +877,29 @@ static uint64_t walk_slot(uint64_t k, uint64_t nslots, int bits)
 	return x;
 }
 
+/* Link @hops lines, at random among the @nslots lines of @buf and none twice, into one cycle of
+ * pointers (each line holds the next one's address); the first line. */
+static char *chase_cycle(char *buf, uint64_t nslots, uint64_t hops)
+{
+	char *first, *p;
+	int bits = 1;
+
+	while ((1ull << bits) < nslots)
+		bits++;
+	first = buf + walk_slot(0, nslots, bits) * MS_LINE;
+	p = first;
+	for (uint64_t k = 1; k <= hops; k++) {
+		char *next = k < hops ? buf + walk_slot(k, nslots, bits) * MS_LINE : first;
+
+		*(char **)(void *)p = next;
+		p = next;
+	}
+	return first;
+}
+
 static int mem_latency(struct ms_ctx *c, char *buf, size_t len)
 {
-	int hops = c->quick ? 1024 : 4096, max = c->quick ? 30 : 300, n, bits = 1;
+	int hops = c->quick ? 1024 : 4096, max = c->quick ? 30 : 300, n;
 	uint64_t nslots = len / MS_LINE, hops_total = (uint64_t)hops * (uint64_t)max + 1;
 	double *v = malloc((size_t)max * sizeof(*v));
 	struct ms_budget b;
@@ -889,22 +909,13 @@ static int mem_latency(struct ms_ctx *c, char *buf, size_t len)
 		return -ENOMEM;
 	if (hops_total > nslots)
 		hops_total = nslots;
-	while ((1ull << bits) < nslots)
-		bits++;
 	/*
 	 * One random cycle through hops_total distinct lines spread over the
 	 * whole buffer, then every one of them flushed from the caches: each
 	 * hop of the chase is a load from DRAM whose address depends on the
 	 * previous one.
 	 */
-	first = buf + walk_slot(0, nslots, bits) * MS_LINE;
-	p = first;
-	for (uint64_t k = 1; k <= hops_total; k++) {
-		char *next = k < hops_total ? buf + walk_slot(k, nslots, bits) * MS_LINE : first;
-
-		*(char **)(void *)p = next;
-		p = next;
-	}
+	first = chase_cycle(buf, nslots, hops_total);
 	p = first;
 	for (uint64_t k = 0; k < hops_total; k++) {
 		char *next = *(char **)(void *)p;
@@ -945,22 +956,10 @@ static double chase_latency(const struct ms_ctx *c, char *buf, size_t len, uint6
 {
 	uint64_t nslots = len / MS_LINE, loads = nslots < max_loads ? nslots : max_loads;
 	double chunk[5];
-	int bits = 1;
-	char *first, *p;
+	char *p = chase_cycle(buf, nslots, nslots);
 
 	if (loads < 100000)
 		loads = 100000;
-	while ((1ull << bits) < nslots)
-		bits++;
-	first = buf + walk_slot(0, nslots, bits) * MS_LINE;
-	p = first;
-	for (uint64_t k = 1; k <= nslots; k++) {
-		char *next = k < nslots ? buf + walk_slot(k, nslots, bits) * MS_LINE : first;
-
-		*(char **)(void *)p = next;
-		p = next;
-	}
-	p = first;
 	for (uint64_t i = 0; i < loads; i++)
 		p = *(char *volatile *)(void *)p;
 	for (int k = 0; k < 5; k++) {
