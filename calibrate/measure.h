@@ -2,8 +2,9 @@
 /*
  * mmsim-measure: the measurement half of calibration.  It times, on the
  * machine it runs on, the quantities a hardware profile needs (cache-line
- * transfer per distance class, atomics, faults, zeroing, bandwidth,
- * syscalls, futex wake-ups, a TLB shootdown's IPI, frequency) and writes them as a profile
+ * transfer per distance class, atomics, faults, zeroing, the cache a task
+ * gets, bandwidth, syscalls, futex wake-ups, a TLB shootdown's IPI,
+ * frequency) and writes them as a profile
  * fragment plus a CSV of every figure.
  *
  * Method, after ccbench (SSYNC, SOSP'13): put a line in a known state on

@@ -980,17 +980,15 @@ static double chase_latency(const struct ms_ctx *c, char *buf, size_t len, uint6
 }
 
 /*
- * The last-level cache's capacity as this CPU gets it, which is what decides whether a scenario's
- * 'miss' steps find their lines (model/sim_setup.c cold_fraction).  sysfs lists the hardware's L3;
- * a guest shares its host's L3 with the other guests there, and on the development VMs a chase
- * leaves the cache at 4 to 8 MiB of the 32 MiB listed, the point moving from one minute to the
- * next.  Each sample is one sweep of working sets from 1 MiB to four times the listed L3 (at most
- * 1 GiB and a quarter of RAM), 2^(1/4) apart (2^(1/2) with --quick); its figure is the size where
- * the latency passes the geometric mean of the smallest sets' and the largest sets' (ms_cache_knee:
- * a quarter of the loads missing, where the arithmetic mean moved with DRAM's latency, which the
- * other guests move between 130 and 220 ns here within a minute).  A sweep
- * without a step gives no sample; without any, the figure is left out and the profile keeps the
- * sysfs size.
+ * The last-level cache's capacity as this CPU gets it.  sysfs lists the hardware's L3; a guest
+ * shares its host's L3 with the other guests there, and on the development VMs a chase leaves the
+ * cache at 1 to 11 MiB of the 32 MiB listed, the point moving from one minute to the next.  Each
+ * sample is one sweep of working sets from 1 MiB to four times the listed L3 (at most 1 GiB and a
+ * quarter of RAM), 2^(1/4) apart (2^(1/2) with --quick); its figure is the size where the latency
+ * passes the geometric mean of the smallest sets' and the largest sets' (ms_cache_knee: about a
+ * quarter of the loads missing; the arithmetic mean moved with DRAM's latency, which the other
+ * guests move between 130 and 300 ns here).  A sweep without a step gives no sample; without any
+ * the figure is left out.  The profile lists it; llc_mib stays sysfs's (measure_main.c).
  */
 int ms_measure_llc(struct ms_ctx *c)
 {

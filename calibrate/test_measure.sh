@@ -140,9 +140,12 @@ quick)
   # a contended line's second access after a grant (another core, x86's counter): all three, or why not
   figures_or_reason keep keep_add keep_after_load keep_after_add
   rm -f "$conf.stderr"
-  # the cache a task gets: where a sweep found its edge, llc_mib is that figure
+  # the cache a task gets: listed among the figures, and llc_mib's note points to it (llc_mib stays
+  # the size sysfs lists: calibrate/README.md)
   if grep -q '^llc_capacity,' "$csv"; then
-    grep -q '^# method (llc_capacity): ' "$conf" || fail "llc_capacity in $csv but llc_mib not from it in $conf"
+    grep -q '^#   llc_capacity  *[0-9.e+-]* MiB ' "$conf" || fail "llc_capacity in $csv but not listed in $conf"
+    grep -q '^# \[derived\] the largest cache .*left the cache at llc_capacity' "$conf" ||
+      fail "llc_mib's note does not name llc_capacity in $conf"
   fi
   # task_gbs: the kernel's clearing (clear_kernel) or, where it cannot be timed, clear_page's loop
   grep -q '^# method (clear_\(kernel\|user\)): ' "$conf" || fail "task_gbs not from clear_kernel or clear_user in $conf"
