@@ -537,6 +537,8 @@ static int print_comparison(struct run *r, const struct measured *ms, struct mm_
 			printf("\ncompare: the measured benchmark put its files on %s\n", fs);
 			validate_backing_note(stdout, r->curve[0].variant, fs);
 		}
+		if (!r->o.from_validate)
+			validate_run_notes(stdout, r->o.measured);
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct curve *cv = &r->curve[0];

@@ -639,9 +639,13 @@ static void major_minor(const char *rel, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)cap - 1, rel);
 }
 
-/* Points measured while something else used the machine: other_cpus in the '#run' lines (CPUs busy
- * but not with the benchmark's tasks), over 0.10 as validate/measure-here.sh judges it. */
-static void print_other_load(FILE *f, const char *csv)
+/* A point whose own samples (sample_ops_per_s_min and _max in its '#run' line) differ by more than
+ * this ratio was measured while the machine's speed moved.  On the development VM the morning's
+ * page_fault3/4 runs (data/measured/devvm-20261207) stayed within 1.02x to 1.23x; after its host
+ * got busy (devvm-20261207b) 7 of 16 points passed 1.3x, up to 1.90x. */
+#define UNSTEADY_RATIO 1.3
+
+void validate_run_notes(FILE *f, const char *csv)
 {
 	char line[4096];
 	FILE *in = fopen(csv, "r");
@@ -650,18 +654,28 @@ static void print_other_load(FILE *f, const char *csv)
 		return;
 	while (fgets(line, sizeof(line), in)) {
 		char mode[16];
-		unsigned tasks;
-		const char *p = strstr(line, " other_cpus=");
-		double other;
+		unsigned tasks, samples;
+		const char *p = strstr(line, " other_cpus="), *lo = strstr(line, " sample_ops_per_s_min="),
+			   *hi = strstr(line, " sample_ops_per_s_max="), *ns = strstr(line, " samples=");
+		double other, min, max;
 
-		if (strncmp(line, "#run ", 5) || !p || sscanf(line, "#run mode=%15s tasks=%u", mode, &tasks) != 2)
+		if (strncmp(line, "#run ", 5) || sscanf(line, "#run mode=%15s tasks=%u", mode, &tasks) != 2)
 			continue;
-		other = strtod(p + strlen(" other_cpus="), NULL);
-		if (other > 0.10)
+		/* CPUs busy but not with the benchmark's tasks, over 0.10 as validate/measure-here.sh judges it */
+		if (p && (other = strtod(p + strlen(" other_cpus="), NULL)) > 0.10)
 			fprintf(f,
 				"  other load: %s at %u task(s) ran beside %.2f CPUs of other work (other_cpus in the "
 				"CSV's #run line): that point is disturbed; rerun on a quiet machine\n",
 				mode, tasks, other);
+		if (!lo || !hi || !ns || sscanf(ns, " samples=%u", &samples) != 1 || samples < 2)
+			continue;
+		min = strtod(lo + strlen(" sample_ops_per_s_min="), NULL);
+		max = strtod(hi + strlen(" sample_ops_per_s_max="), NULL);
+		if (min > 0 && max > UNSTEADY_RATIO * min)
+			fprintf(f,
+				"  unsteady: %s at %u task(s): its %u samples ran from %.3g to %.3g ops/s (%.2fx, "
+				"the #run line): the machine's speed moved during the run\n",
+				mode, tasks, samples, min, max, max / min);
 	}
 	fclose(in);
 }
@@ -710,7 +724,7 @@ void validate_print_header(FILE *f, const struct validate_req *req, const struct
 	else
 		fprintf(f, "  kernel: the scenario models linux-%s; this machine runs %s\n", run->kernel_modelled,
 			run->kernel_here);
-	print_other_load(f, run->csv);
+	validate_run_notes(f, run->csv);
 }
 
 /* ---- event counts ------------------------------------------------------------------------------- */

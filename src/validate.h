@@ -57,6 +57,9 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 /* A note when the filesystem page_fault3/4 ran on caches its file otherwise than @variant models
  * (4 KiB folios on tmpfs, large folios for the _ext4 variants); nothing when they agree. */
 void validate_backing_note(FILE *f, const char *variant, const char *fs);
+/* What the CSV's '#run' lines say about each point's conditions: other load beside it (other_cpus over
+ * 0.10) and samples that moved by more than 1.3x within the run. */
+void validate_run_notes(FILE *f, const char *csv);
 /* The filesystem of a file benchmark's CSV ('# tmpdir: DIR (FS)', mmsim validate's), 0; -1: none. */
 int validate_csv_backing(const char *csv, char *fs, size_t cap);
 /* The lines before the comparison: benchmark, files, the kernel modelled against the one here. */

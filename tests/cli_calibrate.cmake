@@ -90,6 +90,19 @@ mmsim_cli(compare_counts_of_stored_csv ok
   PATTERNS "^event counts per operation" "^  threads +2 faults +1 +1 +1\\.000  ok$"
   ARGS compare --measured ${PROJECT_SOURCE_DIR}/data/measured/page_fault1-devvm-20261130.csv
        --machine icelake-48c --scenario page_fault1_vma_lock --mode threads)
+# compare notes the points whose own samples moved (sample_ops_per_s_min/_max of the '#run' line)
+# by more than 1.3x: page_fault4 from /tmp on the busy VM of devvm-20261207b, 2 threads at 1.90x,
+# 1 process at 1.45x; its 1-thread point (1.10x) is not named
+mmsim_cli(compare_notes_unsteady_points ok
+  PATTERNS "^  unsteady: threads at 2 task\\(s\\): its 5 samples ran from 9\\.03e\\+06 to 1\\.71e\\+07 ops/s \\(1\\.90x"
+           "^  unsteady: processes at 1 task\\(s\\): .* \\(1\\.45x"
+           "^  unsteady: processes at 2 task"
+           "^compare: page_fault4_ext4 on devvm-20261207b-sysfs-llc, threads"
+  ARGS compare --measured
+       ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261207b/page_fault4_ext4-vm-20261207-062127.csv
+       --machine ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261207b/machine-sysfs-llc.conf
+       --kernel ${PROJECT_SOURCE_DIR}/data/measured/devvm-20261207b/kernel-618.conf
+       --scenario page_fault4_ext4 --mode both)
 # seed 003's private anonymous Read+Write at 2 threads, measured on 6.18: a COW flush at every fault
 # in both threads traces 2.04 events per flush (the receiver caught up already, aa44284960d5)
 mmsim_cli(compare_counts_cow_flush_6x ok
