@@ -735,7 +735,7 @@ int calib_pinned_to_5pct(const struct fit_param_result *p)
 
 /* ---- measured points ------------------------------------------------------ */
 
-static double field_num(const char *line, const char *key, int *found)
+double calib_run_field(const char *line, const char *key, int *found)
 {
 	char pat[64];
 	const char *s;
@@ -787,10 +787,10 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 			continue;
 		}
 		/* throughput: the point is the window's total, the mean of the per-interval samples */
-		v = field_num(line, "ops_per_s", &a);
-		lo = field_num(line, "sample_ops_per_s_min", &b);
-		hi = field_num(line, "sample_ops_per_s_max", &c);
-		ns = field_num(line, "samples", &d);
+		v = calib_run_field(line, "ops_per_s", &a);
+		lo = calib_run_field(line, "sample_ops_per_s_min", &b);
+		hi = calib_run_field(line, "sample_ops_per_s_max", &c);
+		ns = calib_run_field(line, "samples", &d);
 		if (a && b && c && v > 0) {
 			*sigma = (hi - lo) / 2.33 / v / sqrt(d && ns >= 1 ? ns : 1);
 			found = 1;
@@ -1262,9 +1262,9 @@ static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
 	while (f && fgets(line, sizeof(line), f)) {
 		int found;
-		double other = field_num(line, "other_cpus", &found);
+		double other = calib_run_field(line, "other_cpus", &found);
 
-		if (!strncmp(line, want, strlen(want)) && found && other > 0.10) {
+		if (!strncmp(line, want, strlen(want)) && found && other > CALIB_OTHER_LOAD) {
 			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", csv,
 			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
 			disturbed = 1;

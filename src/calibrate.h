@@ -170,6 +170,11 @@ int calib_fit(struct calib_model *cm, const struct calib_point *pts, int n, enum
 #define CALIB_MAX_RUNS 16
 
 int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err);
+/* The number after " KEY=" in a CSV's '#run' line; *found says whether the key is there (0 if not). */
+double calib_run_field(const char *line, const char *key, int *found);
+/* A point whose '#run' line has other_cpus above this was measured beside other load (CPUs busy but
+ * not with the benchmark's tasks), as validate/measure-here.sh judges it. */
+#define CALIB_OTHER_LOAD 0.10
 
 /* A fitted cost the data pin to 5% at 2 sigma: identifiable, its 1-sigma half-width within 2.5%. */
 int calib_pinned_to_5pct(const struct fit_param_result *p);

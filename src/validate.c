@@ -654,26 +654,24 @@ void validate_run_notes(FILE *f, const char *csv)
 		return;
 	while (fgets(line, sizeof(line), in)) {
 		char mode[16];
-		unsigned tasks, samples;
-		const char *p = strstr(line, " other_cpus="), *lo = strstr(line, " sample_ops_per_s_min="),
-			   *hi = strstr(line, " sample_ops_per_s_max="), *ns = strstr(line, " samples=");
-		double other, min, max;
+		unsigned tasks;
+		int has_other, has_lo, has_hi, has_n;
+		double other, min, max, samples;
 
 		if (strncmp(line, "#run ", 5) || sscanf(line, "#run mode=%15s tasks=%u", mode, &tasks) != 2)
 			continue;
-		/* CPUs busy but not with the benchmark's tasks, over 0.10 as validate/measure-here.sh judges it */
-		if (p && (other = strtod(p + strlen(" other_cpus="), NULL)) > 0.10)
+		other = calib_run_field(line, "other_cpus", &has_other);
+		min = calib_run_field(line, "sample_ops_per_s_min", &has_lo);
+		max = calib_run_field(line, "sample_ops_per_s_max", &has_hi);
+		samples = calib_run_field(line, "samples", &has_n);
+		if (has_other && other > CALIB_OTHER_LOAD)
 			fprintf(f,
 				"  other load: %s at %u task(s) ran beside %.2f CPUs of other work (other_cpus in the "
 				"CSV's #run line): that point is disturbed; rerun on a quiet machine\n",
 				mode, tasks, other);
-		if (!lo || !hi || !ns || sscanf(ns, " samples=%u", &samples) != 1 || samples < 2)
-			continue;
-		min = strtod(lo + strlen(" sample_ops_per_s_min="), NULL);
-		max = strtod(hi + strlen(" sample_ops_per_s_max="), NULL);
-		if (min > 0 && max > UNSTEADY_RATIO * min)
+		if (has_lo && has_hi && has_n && samples >= 2 && min > 0 && max > UNSTEADY_RATIO * min)
 			fprintf(f,
-				"  unsteady: %s at %u task(s): its %u samples ran from %.3g to %.3g ops/s (%.2fx, "
+				"  unsteady: %s at %u task(s): its %.0f samples ran from %.3g to %.3g ops/s (%.2fx, "
 				"the #run line): the machine's speed moved during the run\n",
 				mode, tasks, samples, min, max, max / min);
 	}
