@@ -215,10 +215,23 @@ static int op_variation(struct ms_ctx *c, const double *pass, int n, int pages)
  *         (fault-around maps 16 per fault): the pages stay in the page cache, so nothing is freed,
  *         as in page_fault4's munmap.  The read pass before it is timed too (fault_around_page):
  *         page_fault4's op, a fault's entry and exit shared by the pages it maps around;
- *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's.
+ *   anon: written anonymous pages (THP off), freed by the munmap, as in page_fault1's;
+ *   zero: read-faulted anonymous pages (THP off), every PTE the shared zero page's: zap_present_ptes
+ *         finds no normal page (vm_normal_page) and only clears the PTE and widens the flush range,
+ *         no rmap, rss or page batch (v6.18 mm/memory.c; v5.11's zap_pte_range the same), as in a
+ *         MADV_DONTNEED of private anonymous memory that was only read.
  */
-static int zap_measure(struct ms_ctx *c, int anon)
+enum zap_kind { ZAP_FILE, ZAP_ANON, ZAP_ZERO };
+
+static const char *const zap_name[] = {"munmap_file_pte", "munmap_anon_pte", "munmap_zero_pte"};
+static const char *const zap_text[] = {
+    "private mapping of a tmpfs file, every page read (fault-around; the pages stay cached)",
+    "anonymous mapping, every page written (the pages are freed)",
+    "anonymous mapping, every page read (the shared zero page's PTEs: nothing freed or counted)"};
+
+static int zap_measure(struct ms_ctx *c, enum zap_kind kind)
 {
+	const int anon = kind != ZAP_FILE;
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	int pages = c->quick ? 2048 : 8192, max = c->quick ? 10 : 60, n, rc = 0, fd = -1;
 	double *v = malloc((size_t)max * sizeof(*v)), *rd = malloc((size_t)max * sizeof(*rd));
@@ -261,7 +274,7 @@ static int zap_measure(struct ms_ctx *c, int anon)
 		madvise((void *)map, len, MADV_NOHUGEPAGE);
 		t0 = ms_now_ns();
 		for (int i = 0; i < pages; i++) {
-			if (anon)
+			if (kind == ZAP_ANON)
 				map[(size_t)i * psz] = 1;
 			else
 				sum += (uintptr_t)map[(size_t)i * psz];
@@ -274,20 +287,17 @@ static int zap_measure(struct ms_ctx *c, int anon)
 		t1 = ms_now_ns();
 		v[n++] = ms_per_op(c, t0, t1, pages);
 	}
-	if (!rc && !anon &&
+	if (!rc && kind == ZAP_FILE &&
 	    !ms_add(c, "fault_around_page", "ns", rd, n,
 		    "read of one byte per page of a %d-page private mapping of a cached tmpfs file, THP off: "
 		    "one fault maps 16 pages (fault_around_bytes 64 KiB); per page, the fault's entry and exit "
 		    "shared by 16",
 		    pages))
 		rc = -ENOSPC;
-	if (!rc && anon && n >= 5)
+	if (!rc && kind == ZAP_ANON && n >= 5)
 		rc = op_variation(c, rd, n, pages);
-	if (!rc && !ms_add(c, anon ? "munmap_anon_pte" : "munmap_file_pte", "ns", v, n,
-			   "munmap of a %d-page %s, THP off; per page", pages,
-			   anon ? "anonymous mapping, every page written (the pages are freed)"
-				: "private mapping of a tmpfs file, every page read (fault-around; the pages stay "
-				  "cached)"))
+	if (!rc &&
+	    !ms_add(c, zap_name[kind], "ns", v, n, "munmap of a %d-page %s, THP off; per page", pages, zap_text[kind]))
 		rc = -ENOSPC;
 	if (fd >= 0)
 		close(fd);
@@ -298,9 +308,11 @@ static int zap_measure(struct ms_ctx *c, int anon)
 
 int ms_measure_munmap(struct ms_ctx *c)
 {
-	int rc = zap_measure(c, 0);
+	int rc = 0;
 
-	return rc ? rc : zap_measure(c, 1);
+	for (enum zap_kind k = ZAP_FILE; k <= ZAP_ZERO && !rc; k++)
+		rc = zap_measure(c, k);
+	return rc;
 }
 
 /* ---- a file in large folios: buffer heads per block and per folio, the batched zap ------ */

@@ -36,17 +36,28 @@
  * GUP, no trap, a new page each, or the zero page).
  */
 const struct calib_bench calib_benches[CALIB_NBENCH] = {
-    {"page_fault1-", "page_fault1_vma_lock", "wis_page_fault1", "--mode both --warmup 1 --duration 3", 0},
+    {"page_fault1-", "page_fault1_vma_lock", "wis_page_fault1", "--mode both --warmup 1 --duration 3", 0, NULL},
     {"populate-none-thpoff-", "populate_none_nothp", "wis_populate",
-     "--mode both --method none --thp off --warmup 0.001 --rounds 5", 0},
+     "--mode both --method none --thp off --warmup 0.001 --rounds 5", 0, NULL},
     {"populate-loop-thpon-", "populate_loop_vma", "wis_populate",
-     "--mode both --method loop --thp on --warmup 0.001 --rounds 5", 0},
+     "--mode both --method loop --thp on --warmup 0.001 --rounds 5", 0, NULL},
     {"populate-madv_populate_write-thpon-", "populate_madv_populate_write", "wis_populate",
-     "--mode both --method madv_populate_write --thp on --warmup 0.001 --rounds 5", 0},
+     "--mode both --method madv_populate_write --thp on --warmup 0.001 --rounds 5", 0, NULL},
     {"populate-madv_populate_write-thpoff-", "populate_madv_populate_write_nothp", "wis_populate",
-     "--mode both --method madv_populate_write --thp off --warmup 0.001 --rounds 5", 1},
+     "--mode both --method madv_populate_write --thp off --warmup 0.001 --rounds 5", 1, NULL},
     {"populate-madv_populate_read-thpoff-", "populate_madv_populate_read_nothp", "wis_populate",
-     "--mode both --method madv_populate_read --thp off --warmup 0.001 --rounds 5", 1},
+     "--mode both --method madv_populate_read --thp off --warmup 0.001 --rounds 5", 1, NULL},
+    /*
+     * The user's read of a fresh anonymous page, THP off: trap, per-VMA lock, handle_mm_fault, the
+     * zero page's PTE, no allocation or clearing; mmsim-measure's fault_read (a 256-page mapping read
+     * a byte a page, per fault), as the read loop of populate_read_nothp (whose mmap and madvise are
+     * under 0.1% of its 16384 faults).  With the MADV_POPULATE_READ run beside it (the same fault
+     * without the trap, through GUP), it is what separates fault_entry_exit from handle_mm_fault:
+     * page_fault1 alone, whose write fault also allocates and clears a page and whose munmap frees
+     * it, left the trap with whatever its op costs beyond the modelled steps (fault_entry_exit +
+     * handle_mm_fault came out 1.26 to 2.2 times the whole measured read fault on five VMs).
+     */
+    {"fault_read-", "populate_read_nothp", NULL, NULL, 1, "fault_read"},
 };
 
 /*
@@ -295,11 +306,52 @@ static void calib_shmem_group(struct calib_model *cm, const char *machine_path, 
 	}
 }
 
+/*
+ * What a munmap costs more per page when it frees the page (munmap_anon_pte: written anonymous
+ * pages) than when the page stays cached (munmap_file_pte): v6.18 mm/swap.c folios_put_refs past the
+ * last reference, __page_cache_release off the LRU, mem_cgroup_uncharge_folios and
+ * free_unref_folios onto the per-CPU list; the file's munmap drops its references through the same
+ * batch and frees nothing.  In the scenarios' terms (page_fault1's munmap, a discard of private
+ * anonymous memory) that is free_page and each page's share of the LRU and zone batches
+ * (lru_batch_move / lru_batch, zone_batch / pcp_batch): free_page becomes the difference less those
+ * shares.  Left at the base's, and said, when the difference is not more than them.
+ */
+static void calib_free_page(struct calib_model *cm, const char *machine_path, double anon_ns, double file_ns,
+			    double ghz)
+{
+	struct prof_entry *fp = profile_find(&cm->kprof, "costs", "free_page"),
+			  *lru = profile_find(&cm->kprof, "costs", "lru_batch_move"),
+			  *zone = profile_find(&cm->kprof, "costs", "zone_batch"),
+			  *nlru = profile_find(&cm->kprof, "batch", "lru_batch"),
+			  *npcp = profile_find(&cm->kprof, "batch", "pcp_batch");
+	double shares, target;
+
+	if (!fp || !lru || !zone || !nlru || !npcp || !fp->is_num || !lru->is_num || !zone->is_num || !nlru->is_num ||
+	    !npcp->is_num || nlru->num < 1 || npcp->num < 1)
+		return;
+	shares = lru->num / nlru->num + zone->num / npcp->num;
+	target = (anon_ns - file_ns) * ghz - shares;
+	if (target <= 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+			 "free_page left at the base's: munmap_anon_pte %.4g ns less munmap_file_pte %.4g ns (%.4g "
+			 "cycles at %.3g GHz) is not more than the LRU and zone batches' share per page (%.4g cycles)",
+			 anon_ns, file_ns, (anon_ns - file_ns) * ghz, ghz, shares);
+		return;
+	}
+	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: munmap_anon_pte %.4g ns "
+		 "less munmap_file_pte %.4g ns at %.3g GHz (the page freed: off the LRU, uncharged, onto the "
+		 "per-CPU list), less the LRU and zone batches' share per page (%.4g cycles) (%s had %g)",
+		 machine_path, anon_ns, file_ns, ghz, shares, cm->base, fp->num);
+	prof_set_num(fp, round(target));
+	calib_take_measured(cm, (int)(fp - cm->kprof.e));
+}
+
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz)
 {
 	struct mm_error e = {0};
 	char *text = NULL;
-	double around, fread_, zap, lf[8], folio, page, shmem_extra, punch;
+	double around, fread_, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch;
 	static const char *const lf_name[8] = {"mkwrite_64k_page",   "mkwrite_pmd_page", "dirty_zap_64k_page",
 					       "dirty_zap_pmd_page", "munmap_64k_pte",	 "munmap_1m_pte",
 					       "read_64k_page",	     "read_1m_page"};
@@ -322,7 +374,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		const char *key;
 		double ns;
 		char how[240];
-	} m[10];
+	} m[12];
 	int nm = 0;
 
 	cm->nmeas = 0;
@@ -332,6 +384,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	around = profile_figure(text, "fault_around_page");
 	fread_ = profile_figure(text, "fault_read");
 	zap = profile_figure(text, "munmap_file_pte");
+	zap_zero = profile_figure(text, "munmap_zero_pte");
+	zap_anon = profile_figure(text, "munmap_anon_pte");
 	shmem_extra = profile_figure(text, "shmem_write_less_anon");
 	punch = profile_figure(text, "shmem_punch_page");
 	for (int i = 0; i < 8; i++)
@@ -351,6 +405,14 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		m[nm].ns = zap;
 		snprintf(m[nm++].how, sizeof(m[0].how),
 			 "munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
+	}
+	if (zap_zero > 0) {
+		m[nm].key = "zap_zero_pte";
+		m[nm].ns = zap_zero;
+		snprintf(m[nm++].how, sizeof(m[0].how),
+			 "munmap_zero_pte %.4g ns (zap_present_ptes per PTE of the zero page: cleared, nothing "
+			 "counted or freed)",
+			 zap_zero);
 	}
 	for (int i = 0; i < 4; i++) {
 		const int a = lf_split[i].small, b = lf_split[i].big;
@@ -404,6 +466,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	}
 	if (shmem_extra > 0)
 		calib_shmem_group(cm, machine_path, shmem_extra, ghz);
+	if (zap_anon > 0 && zap > 0)
+		calib_free_page(cm, machine_path, zap_anon, zap, ghz);
 	return cm->nmeas;
 }
 
@@ -1210,6 +1274,8 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		char exe[PATH_MAX], log[PATH_MAX + 16], args[512], *argv[32], *save, *tok;
 		int n = 0;
 
+		if (cb->figure)
+			continue; /* no run: collect_points takes the hardware profile's figure */
 		if (c->o->measured_dir) {
 			if ((rc = find_csvs(c->o->measured_dir, cb->prefix, c->runs[b], &c->nruns[b], err)))
 				return rc;
@@ -1242,7 +1308,7 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		argv[n++] = "--out";
 		argv[n++] = c->runs[b][0];
 		argv[n] = NULL;
-		stage(c, "benchmark %d/%d: %s %s --tasks %s", b + 1, CALIB_NBENCH, cb->exe, cb->args, tasks);
+		stage(c, "benchmark %d/%d: %s %s --tasks %s", b + 1, CALIB_NBENCH - 1, cb->exe, cb->args, tasks);
 		if ((rc = run_child(argv, log, err)))
 			return rc;
 	}
@@ -1276,6 +1342,52 @@ static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 }
 
 /*
+ * A benchmark whose point is the hardware profile's figure (calib_bench.figure, a time per page): one
+ * point at 1 task, both modes alike (mmsim-measure runs one process), an operation of
+ * CALIB_REGION_PAGES pages, with the run-to-run sigma alone.  Left out, and said, when the profile
+ * lists no such figure (a profile written by hand).
+ */
+static int figure_points(struct cal *c, int b, struct mm_error *err)
+{
+	const struct calib_bench *cb = &calib_benches[b];
+	struct measured *ms = &c->ms[b];
+	struct mm_error e = {0};
+	char *text = NULL;
+	double ns = -1;
+
+	memset(ms, 0, sizeof(*ms));
+	c->nruns[b] = 0;
+	if (!mm_read_text_file(c->machine_path, &text, &e))
+		ns = profile_figure(text, cb->figure);
+	free(text);
+	if (ns <= 0) {
+		stage(c, "%s: left out: the hardware profile %s lists no %s", cb->variant, c->machine_path, cb->figure);
+		return 0;
+	}
+	ms->n = 1;
+	ms->tasks[0] = 1;
+	for (int m = 0; m < 2; m++) {
+		ms->ops[m][0] = 1e9 / (ns * CALIB_REGION_PAGES);
+		ms->has[m] = 1;
+		if (c->npts == FIT_MAX_RESID)
+			return mm_fail(err, MM_ERANGE, "calibrate: more than %d measured points", FIT_MAX_RESID);
+		c->pts[c->npts++] = (struct calib_point){.bench = b,
+							 .mode = m,
+							 .ntasks = 1,
+							 .ops_per_s = ms->ops[m][0],
+							 .sigma = CALIB_RUN_SIGMA,
+							 .train = m == SC_THREADS && is_fit_task(c, 1)};
+	}
+	c->nruns[b] = 1;
+	if (snprintf(c->runs[b][0], sizeof(c->runs[b][0]), "calibrate/mmsim-measure's %s, %.4g ns a page, in %s",
+		     cb->figure, ns, c->machine_path) >= (int)sizeof(c->runs[b][0]))
+		return mm_fail(err, MM_ERANGE, "calibrate: the hardware profile's path is too long: %s",
+			       c->machine_path);
+	stage(c, "%s: %s", cb->variant, c->runs[b][0]);
+	return 0;
+}
+
+/*
  * The measured points: each benchmark's invocations (one CSV each) averaged point by point.  A
  * point's sigma is the root mean square of the invocations' own (calib_point_sigma: spread and
  * CALIB_RUN_SIGMA) over the square root of their number.  The newest CSV decides which points
@@ -1290,6 +1402,11 @@ static int collect_points(struct cal *c, struct mm_error *err)
 		double sig2[2][REPORT_MAX_POINTS] = {{0}};
 		int cnt[2][REPORT_MAX_POINTS] = {{0}}, dist[2][REPORT_MAX_POINTS] = {{0}};
 
+		if (calib_benches[b].figure) {
+			if ((rc = figure_points(c, b, err)))
+				return rc;
+			continue;
+		}
 		if ((rc = measured_load(c->runs[b][0], ms, err)))
 			return rc;
 		for (int i = 0; i < c->nfit; i++) {
@@ -1664,7 +1781,7 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 	struct sbuf b = {0};
 	char facts[1024], date[64], train[512] = "";
 	time_t now = time(NULL);
-	int nbound = 0;
+	int nbound = 0, nbench = 0;
 
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	host_facts(facts, sizeof(facts));
@@ -1681,17 +1798,22 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 	sb_printf(&b, "# machine profile: %s%s\n", c->o->out_machine ? c->o->out_machine : c->machine_path,
 		  c->o->machine ? " (given with --machine)" : " (measured now by calibrate/mmsim-measure)");
 	for (int bn = 0; bn < CALIB_NBENCH; bn++) {
-		sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
-			  c->o->measured_dir ? c->runs[bn][0] : calib_benches[bn].exe,
-			  c->o->measured_dir ? "" : " (run now)");
+		if (calib_benches[bn].figure)
+			sb_printf(&b, "# measured: %s <- %s\n", bench_name(bn),
+				  c->nruns[bn] ? c->runs[bn][0] : "nothing: the hardware profile lists no such figure");
+		else
+			sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
+				  c->o->measured_dir ? c->runs[bn][0] : calib_benches[bn].exe,
+				  c->o->measured_dir ? "" : " (run now)");
 		for (int k = 1; k < c->nruns[bn]; k++)
 			sb_printf(&b, "#   averaged with %s\n", c->runs[bn][k]);
+		nbench += c->nruns[bn] > 0;
 	}
 	sb_printf(
 	    &b,
 	    "# fitted on: threads points at tasks %s of the %d benchmarks; chi2 %.3g for %d degree(s) of freedom; "
 	    "%d model evaluations; %s\n",
-	    train, CALIB_NBENCH, fr->chi2, fr->dof, fr->evals,
+	    train, nbench, fr->chi2, fr->dof, fr->evals,
 	    fr->converged ? "converged" : "NOT converged (max evaluations)");
 	for (int j = 0; j < cm->nparam; j++)
 		nbound += c->at_bound[j];

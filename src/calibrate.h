@@ -32,9 +32,17 @@ struct calib_bench {
 	 * the time, which the 16384 GUP faults per operation need in a fit of thousands of evaluations.
 	 */
 	int ops;
+	/*
+	 * NULL for a harness run; else the point is no run of the harness but calibrate/mmsim-measure's
+	 * figure of that name in the hardware profile ('#   fault_read  850 ns'), a time per page, held
+	 * against the variant's operation of CALIB_REGION_PAGES pages (exe and args unused)
+	 */
+	const char *figure;
 };
 
-#define CALIB_NBENCH 6
+#define CALIB_NBENCH 7
+/* pages of one of validate/populate.c's regions (64 MiB), the populate variants' operation */
+#define CALIB_REGION_PAGES 16384
 extern const struct calib_bench calib_benches[CALIB_NBENCH];
 
 /* The kernel path costs fitted: the ones the 1-task runs of calib_benches constrain (src/calibrate.c). */
@@ -86,12 +94,12 @@ struct calib_model {
 	double carry; /* the factor of the last evaluation (1 before any) */
 	/* kernel costs calib_measured_costs() took from this machine's mmsim-measure figures */
 	int nmeas;
-	int meas_entry[16];
-	char meas_note[16][480];
+	int meas_entry[20];
+	char meas_note[20][480];
 	/* figures present that give no cost (a pair not a + u / n, a difference not above 0: a load's
 	 * noise): left at the base's, with why */
 	int nmeas_skipped;
-	char meas_skipped[8][300];
+	char meas_skipped[10][300];
 };
 
 /*
@@ -113,7 +121,8 @@ void calib_model_set(struct calib_model *cm, const double *params);
 /*
  * The kernel costs mmsim-measure times on the machine itself, from the figures its profile lists
  * in '#   QUANTITY  VALUE ns' lines (@machine_path, the hardware profile in use): map_pages_per_page
- * = fault_around_page - fault_read / 16 and zap_pte = munmap_file_pte; from the large-folio file
+ * = fault_around_page - fault_read / 16, zap_pte = munmap_file_pte and zap_zero_pte = munmap_zero_pte;
+ * from the large-folio file
  * (where will-it-scale runs) the work per folio and per page of ext4's write fault (mkwrite_folio,
  * mkwrite_page), of its dirty zap (zap_dirty_folio, zap_dirty_page) and of the batched zap of a
  * PTE-mapped large folio (zap_folio_ptes, zap_pte_batched), each pair split by calib_split_folio,

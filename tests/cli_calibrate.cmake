@@ -34,6 +34,7 @@ mmsim_cli(calibrate_in_help ok
 mmsim_cli(calibrate_from_measured ok LABEL harness
   PATTERNS "fault_entry_exit +450 +[0-9]+ " "page_fault1_vma_lock +2 .* prediction$"
            "USL baseline not shown: .*three training task counts \\(1 given\\)"
+           "populate_read_nothp: left out: the hardware profile local lists no fault_read"
            "written: ${MMSIM_CAL_DIR}/fitted.conf"
   ARGS calibrate --quick --machine local --measured-dir ${PROJECT_SOURCE_DIR}/data/measured
        --out-kernel ${MMSIM_CAL_DIR}/fitted.conf --force --accept-disturbed)
@@ -47,7 +48,8 @@ set_tests_properties(cli_calibrate_kernel_accepted PROPERTIES FIXTURES_REQUIRED 
 # both profiles accepted by --machine and --kernel.  A test of the pipeline, not of the machine's
 # quiet: --accept-disturbed, so that other load here marks the profiles instead of failing it.
 mmsim_cli(calibrate_here ok LABEL harness
-  PATTERNS "measuring this machine" "benchmark 6/6" "written: "
+  PATTERNS "measuring this machine" "benchmark 6/6"
+           "populate_read_nothp: calibrate/mmsim-measure's fault_read, [0-9.e+]+ ns a page" "written: "
   ARGS calibrate --quick --out-machine ${MMSIM_CAL_DIR}/here_machine.conf
        --out-kernel ${MMSIM_CAL_DIR}/here_kernel.conf --force --accept-disturbed)
 # not RUN_SERIAL: the load of the tests beside it only marks the profiles
@@ -62,6 +64,7 @@ set_tests_properties(cli_calibrate_here_accepted PROPERTIES FIXTURES_REQUIRED ca
 mmsim_cli(calibrate_here_measured_costs ok LABEL harness
   PATTERNS "gup_present_page +[0-9]+ +measured .*MADV_POPULATE_WRITE again over 64 MiB"
            "touch_mapped_shared +[0-9]+ +measured"
+           "zap_zero_pte +[0-9]+ +measured .*munmap_zero_pte"
   ARGS show --kernel ${MMSIM_CAL_DIR}/here_kernel.conf)
 set_tests_properties(cli_calibrate_here_measured_costs PROPERTIES FIXTURES_REQUIRED calibrated_here)
 
