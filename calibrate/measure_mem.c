@@ -25,9 +25,13 @@ static volatile uintptr_t ms_sink;
 
 /* ---- page faults ---------------------------------------------------------------- */
 
-/* One write-fault sample (@write) or read-fault sample over a fresh @pages-page mapping: ns per
- * fault, or a negative errno.  *thp_off is cleared when MADV_NOHUGEPAGE is refused. */
-static double pf_sample(struct ms_ctx *c, int pages, int write, int *thp_off)
+/* What a fault sample times over a fresh mapping: a read of each page (the zero page mapped), a
+ * write (a new page), or a write after an untimed read of each page (a COW of the zero page). */
+enum pf_kind { PF_READ, PF_WRITE, PF_COW };
+
+/* One sample of @kind over a fresh @pages-page mapping: ns per fault, or a negative errno.
+ * *thp_off is cleared when MADV_NOHUGEPAGE is refused. */
+static double pf_sample(struct ms_ctx *c, int pages, enum pf_kind kind, int *thp_off)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)pages * psz;
 	volatile char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -39,8 +43,11 @@ static double pf_sample(struct ms_ctx *c, int pages, int write, int *thp_off)
 	/* 4 KiB faults only: a huge page would fault once for 512 pages */
 	if (madvise((void *)map, len, MADV_NOHUGEPAGE))
 		*thp_off = 0;
+	if (kind == PF_COW)
+		for (int i = 0; i < pages; i++)
+			sum += (uintptr_t)map[(size_t)i * psz];
 	t0 = ms_now_ns();
-	if (write)
+	if (kind != PF_READ)
 		for (int i = 0; i < pages; i++)
 			map[(size_t)i * psz] = 1;
 	else
@@ -98,7 +105,7 @@ static int pf_measure_all(struct ms_ctx *c)
 				_exit(1);
 			close(ready[1]);
 			for (;;)
-				pf_sample(c, pages, 1, &off);
+				pf_sample(c, pages, PF_WRITE, &off);
 		}
 		kid[nkids++] = p;
 	}
@@ -120,7 +127,7 @@ static int pf_measure_all(struct ms_ctx *c)
 		ms_pin(c, 0);
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
 	for (n = 0; !rc && ms_budget_more(&b, n); n++)
-		if ((v[n] = pf_sample(c, pages, 1, &thp_off)) < 0)
+		if ((v[n] = pf_sample(c, pages, PF_WRITE, &thp_off)) < 0)
 			rc = (int)v[n];
 	if (!rc && !ms_add(c, "fault_write_all", "ns", v, n,
 			   "fault_write on CPU 0 while %d other CPUs (CPU 0's hardware-thread siblings left idle) run "
@@ -143,8 +150,13 @@ out:
 	return rc;
 }
 
-static int pf_measure(struct ms_ctx *c, int write)
+static int pf_measure(struct ms_ctx *c, enum pf_kind kind)
 {
+	static const char *const name[] = {"fault_read", "fault_write", "fault_cow_zero"};
+	static const char *const what[] = {
+	    "read (maps the shared zero page: no zeroing)", "write (allocates and zeroes a page)",
+	    "write after an untimed read of every page (do_wp_page -> wp_page_copy of the zero page: a new "
+	    "page zeroed, the read-only PTE cleared and flushed with ptep_clear_flush, the new one set)"};
 	int pages = c->quick ? 64 : 256, max = c->quick ? 20 : 300, n, rc = 0, thp_off = 1;
 	double *v = malloc((size_t)max * sizeof(*v));
 	struct ms_budget b;
@@ -153,16 +165,14 @@ static int pf_measure(struct ms_ctx *c, int write)
 		return -ENOMEM;
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
 	for (n = 0; ms_budget_more(&b, n); n++)
-		if ((v[n] = pf_sample(c, pages, write, &thp_off)) < 0) {
+		if ((v[n] = pf_sample(c, pages, kind, &thp_off)) < 0) {
 			rc = (int)v[n];
 			break;
 		}
-	if (!rc &&
-	    !ms_add(c, write ? "fault_write" : "fault_read", "ns", v, n,
-		    "%s of one byte per page of a fresh %d-page MAP_PRIVATE|MAP_ANONYMOUS mapping%s; munmap "
-		    "untimed; per fault (page-table allocation amortised over the sample)",
-		    write ? "write (allocates and zeroes a page)" : "read (maps the shared zero page: no zeroing)",
-		    pages, thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
+	if (!rc && !ms_add(c, name[kind], "ns", v, n,
+			   "%s of one byte per page of a fresh %d-page MAP_PRIVATE|MAP_ANONYMOUS mapping%s; munmap "
+			   "untimed; per fault (page-table allocation amortised over the sample)",
+			   what[kind], pages, thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
 		rc = -ENOSPC;
 	free(v);
 	return rc;
@@ -170,10 +180,10 @@ static int pf_measure(struct ms_ctx *c, int write)
 
 int ms_measure_faults(struct ms_ctx *c)
 {
-	int rc = pf_measure(c, 0);
+	int rc = 0;
 
-	if (!rc)
-		rc = pf_measure(c, 1);
+	for (enum pf_kind k = PF_READ; k <= PF_COW && !rc; k++)
+		rc = pf_measure(c, k);
 	return rc ? rc : pf_measure_all(c);
 }
 

@@ -122,11 +122,11 @@ quick)
   ls "$conf".tmp.* "$csv".tmp.* 2>/dev/null && fail "a temporary file was left behind"
   # with a second CPU: the TLB shootdown's two passes, and ipi_ns derived from them
   if [ "$(nproc)" -ge 2 ]; then
-    check_csv "$csv" "$conf" "clear_user tlb_flush_alone tlb_flush_ipi munmap_zero_pte"
+    check_csv "$csv" "$conf" "clear_user tlb_flush_alone tlb_flush_ipi munmap_zero_pte fault_cow_zero"
     grep -q '^ipi_ns = ' "$conf" || fail "no ipi_ns in $conf"
     grep -q '^# \[derived\] a TLB shootdown' "$conf" || fail "ipi_ns not derived from the two passes in $conf"
   else
-    check_csv "$csv" "$conf" "clear_user munmap_zero_pte"
+    check_csv "$csv" "$conf" "clear_user munmap_zero_pte fault_cow_zero"
   fi
   # the large-folio file where will-it-scale runs: its ten figures, or why it has none (tmpfs, a
   # file system of 4 KiB folios)

@@ -351,7 +351,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 {
 	struct mm_error e = {0};
 	char *text = NULL;
-	double around, fread_, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch;
+	double around, fread_, fwrite_, cow, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch;
 	static const char *const lf_name[8] = {"mkwrite_64k_page",   "mkwrite_pmd_page", "dirty_zap_64k_page",
 					       "dirty_zap_pmd_page", "munmap_64k_pte",	 "munmap_1m_pte",
 					       "read_64k_page",	     "read_1m_page"};
@@ -374,7 +374,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		const char *key;
 		double ns;
 		char how[240];
-	} m[12];
+	} m[14];
 	int nm = 0;
 
 	cm->nmeas = 0;
@@ -383,6 +383,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		return 0;
 	around = profile_figure(text, "fault_around_page");
 	fread_ = profile_figure(text, "fault_read");
+	fwrite_ = profile_figure(text, "fault_write");
+	cow = profile_figure(text, "fault_cow_zero");
 	zap = profile_figure(text, "munmap_file_pte");
 	zap_zero = profile_figure(text, "munmap_zero_pte");
 	zap_anon = profile_figure(text, "munmap_anon_pte");
@@ -405,6 +407,21 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		m[nm].ns = zap;
 		snprintf(m[nm++].how, sizeof(m[0].how),
 			 "munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
+	}
+	/* a COW of the zero page against a fresh write fault: the same page allocated and zeroed, and
+	 * besides do_wp_page's checks and wp_page_copy's ptep_clear_flush of the read-only PTE (v6.18
+	 * mm/memory.c; on x86 flush_tlb_mm_range, which walks mm_cpumask's other CPUs) */
+	if (cow > 0 && fwrite_ > 0 && cow > fwrite_) {
+		m[nm].key = "flush_one_page";
+		m[nm].ns = cow - fwrite_;
+		snprintf(m[nm++].how, sizeof(m[0].how),
+			 "fault_cow_zero %.4g ns less fault_write %.4g ns (a COW's do_wp_page and ptep_clear_flush)",
+			 cow, fwrite_);
+	} else if (cow > 0 && fwrite_ > 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+			 "flush_one_page left at the base's: fault_cow_zero %.4g ns is not more than fault_write "
+			 "%.4g ns (noise; a loaded machine?)",
+			 cow, fwrite_);
 	}
 	if (zap_zero > 0) {
 		m[nm].key = "zap_zero_pte";

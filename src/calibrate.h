@@ -99,7 +99,7 @@ struct calib_model {
 	/* figures present that give no cost (a pair not a + u / n, a difference not above 0: a load's
 	 * noise): left at the base's, with why */
 	int nmeas_skipped;
-	char meas_skipped[10][300];
+	char meas_skipped[12][300];
 };
 
 /*
