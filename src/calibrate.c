@@ -347,6 +347,42 @@ static void calib_free_page(struct calib_model *cm, const char *machine_path, do
 	calib_take_measured(cm, (int)(fp - cm->kprof.e));
 }
 
+/* A cost calib_measured_costs sets from the figures, in ns, with how it was had. */
+struct meas_fig {
+	const char *key;
+	double ns;
+	char how[240];
+};
+
+static void fig_add(struct meas_fig *m, int *nm, const char *key, double ns, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void fig_add(struct meas_fig *m, int *nm, const char *key, double ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	m[*nm].key = key;
+	m[*nm].ns = ns;
+	va_start(ap, fmt);
+	vsnprintf(m[*nm].how, sizeof(m[0].how), fmt, ap);
+	va_end(ap);
+	++*nm;
+}
+
+/* @key = figure @a less figure @b (named @an, @bn; @why: what the difference is), when both are
+ * listed and @a is the larger; when @a is not, left at the base's, and said. */
+static void fig_diff(struct calib_model *cm, struct meas_fig *m, int *nm, const char *key, const char *an, double a,
+		     const char *bn, double b, const char *why)
+{
+	if (a <= 0 || b <= 0)
+		return;
+	if (a > b)
+		fig_add(m, nm, key, a - b, "%s %.4g ns less %s %.4g ns (%s)", an, a, bn, b, why);
+	else
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+			 "%s left at the base's: %s %.4g ns is not more than %s %.4g ns (noise; a loaded machine?)",
+			 key, an, a, bn, b);
+}
+
 int calib_measured_costs(struct calib_model *cm, const char *machine_path, double ghz)
 {
 	struct mm_error e = {0};
@@ -370,11 +406,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	    {6, 16, 7, 256, NULL, "map_pages_batched",
 	     "a read pass over the same files (the user's read of each page included)"},
 	};
-	struct {
-		const char *key;
-		double ns;
-		char how[240];
-	} m[14];
+	struct meas_fig m[14];
 	int nm = 0;
 
 	cm->nmeas = 0;
@@ -393,44 +425,24 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	for (int i = 0; i < 8; i++)
 		lf[i] = profile_figure(text, lf_name[i]);
 	free(text);
-	if (around > 0 && fread_ > 0 && around > fread_ / 16) {
-		m[nm].key = "map_pages_per_page";
-		m[nm].ns = around - fread_ / 16;
-		snprintf(
-		    m[nm++].how, sizeof(m[0].how),
-		    "fault_around_page %.4g ns less fault_read %.4g ns / 16 (the fault's own cost shared by its 16 "
-		    "pages)",
-		    around, fread_);
-	}
-	if (zap > 0) {
-		m[nm].key = "zap_pte";
-		m[nm].ns = zap;
-		snprintf(m[nm++].how, sizeof(m[0].how),
-			 "munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
-	}
+	if (around > 0 && fread_ > 0 && around > fread_ / 16)
+		fig_add(m, &nm, "map_pages_per_page", around - fread_ / 16,
+			"fault_around_page %.4g ns less fault_read %.4g ns / 16 (the fault's own cost shared by its "
+			"16 pages)",
+			around, fread_);
+	if (zap > 0)
+		fig_add(m, &nm, "zap_pte", zap,
+			"munmap_file_pte %.4g ns (zap_pte_range per present PTE, nothing freed)", zap);
 	/* a COW of the zero page against a fresh write fault: the same page allocated and zeroed, and
 	 * besides do_wp_page's checks and wp_page_copy's ptep_clear_flush of the read-only PTE (v6.18
 	 * mm/memory.c; on x86 flush_tlb_mm_range, which walks mm_cpumask's other CPUs) */
-	if (cow > 0 && fwrite_ > 0 && cow > fwrite_) {
-		m[nm].key = "flush_one_page";
-		m[nm].ns = cow - fwrite_;
-		snprintf(m[nm++].how, sizeof(m[0].how),
-			 "fault_cow_zero %.4g ns less fault_write %.4g ns (a COW's do_wp_page and ptep_clear_flush)",
-			 cow, fwrite_);
-	} else if (cow > 0 && fwrite_ > 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "flush_one_page left at the base's: fault_cow_zero %.4g ns is not more than fault_write "
-			 "%.4g ns (noise; a loaded machine?)",
-			 cow, fwrite_);
-	}
-	if (zap_zero > 0) {
-		m[nm].key = "zap_zero_pte";
-		m[nm].ns = zap_zero;
-		snprintf(m[nm++].how, sizeof(m[0].how),
-			 "munmap_zero_pte %.4g ns (zap_present_ptes per PTE of the zero page: cleared, nothing "
-			 "counted or freed)",
-			 zap_zero);
-	}
+	fig_diff(cm, m, &nm, "flush_one_page", "fault_cow_zero", cow, "fault_write", fwrite_,
+		 "a COW's do_wp_page and ptep_clear_flush");
+	if (zap_zero > 0)
+		fig_add(m, &nm, "zap_zero_pte", zap_zero,
+			"munmap_zero_pte %.4g ns (zap_present_ptes per PTE of the zero page: cleared, nothing counted "
+			"or freed)",
+			zap_zero);
 	for (int i = 0; i < 4; i++) {
 		const int a = lf_split[i].small, b = lf_split[i].big;
 
@@ -445,30 +457,15 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 				    lf_name[b], lf[b]);
 			continue;
 		}
-		if (lf_split[i].folio_key) {
-			m[nm].key = lf_split[i].folio_key;
-			m[nm].ns = folio;
-			snprintf(m[nm++].how, sizeof(m[0].how),
-				 "per folio, from %s: %s %.4g ns and %s %.4g ns per page", lf_split[i].what, lf_name[a],
-				 lf[a], lf_name[b], lf[b]);
-		}
-		m[nm].key = lf_split[i].page_key;
-		m[nm].ns = page;
-		snprintf(m[nm++].how, sizeof(m[0].how), "per page, from %s: %s %.4g ns and %s %.4g ns per page",
-			 lf_split[i].what, lf_name[a], lf[a], lf_name[b], lf[b]);
+		if (lf_split[i].folio_key)
+			fig_add(m, &nm, lf_split[i].folio_key, folio,
+				"per folio, from %s: %s %.4g ns and %s %.4g ns per page", lf_split[i].what, lf_name[a],
+				lf[a], lf_name[b], lf[b]);
+		fig_add(m, &nm, lf_split[i].page_key, page, "per page, from %s: %s %.4g ns and %s %.4g ns per page",
+			lf_split[i].what, lf_name[a], lf[a], lf_name[b], lf[b]);
 	}
-	if (punch > 0 && zap > 0 && punch > zap) {
-		m[nm].key = "shmem_truncate_page";
-		m[nm].ns = punch - zap;
-		snprintf(m[nm++].how, sizeof(m[0].how),
-			 "shmem_punch_page %.4g ns less munmap_file_pte %.4g ns (the punch's zap of each PTE)", punch,
-			 zap);
-	} else if (punch > 0 && zap > 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "shmem_truncate_page left at the base's: shmem_punch_page %.4g ns is not more than "
-			 "munmap_file_pte %.4g ns (noise; a loaded machine?)",
-			 punch, zap);
-	}
+	fig_diff(cm, m, &nm, "shmem_truncate_page", "shmem_punch_page", punch, "munmap_file_pte", zap,
+		 "the punch's zap of each PTE");
 	for (int i = 0; i < nm; i++) {
 		struct prof_entry *en = profile_find(&cm->kprof, "costs", m[i].key);
 
