@@ -1371,6 +1371,11 @@ static int figure_points(struct cal *c, int b, struct mm_error *err)
 
 	memset(ms, 0, sizeof(*ms));
 	c->nruns[b] = 0;
+	if (!c->o->fault_read_point) {
+		stage(c, "%s: left out: mmsim-measure's %s is fitted to with --fault-read-point only", cb->variant,
+		      cb->figure);
+		return 0;
+	}
 	if (!mm_read_text_file(c->machine_path, &text, &e))
 		ns = profile_figure(text, cb->figure);
 	free(text);
@@ -1814,7 +1819,9 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 	for (int bn = 0; bn < CALIB_NBENCH; bn++) {
 		if (calib_benches[bn].figure)
 			sb_printf(&b, "# measured: %s <- %s\n", bench_name(bn),
-				  c->nruns[bn] ? c->runs[bn][0] : "nothing: the hardware profile lists no such figure");
+				  c->nruns[bn]		   ? c->runs[bn][0]
+				  : c->o->fault_read_point ? "nothing: the hardware profile lists no such figure"
+							   : "not fitted to (no --fault-read-point)");
 		else
 			sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
 				  c->o->measured_dir ? c->runs[bn][0] : calib_benches[bn].exe,

@@ -239,6 +239,7 @@ struct calib_opts {
 	int force;	      /* replace existing --out-machine / --out-kernel files */
 	int accept_disturbed; /* write even when disturbed or a fit ended at its bound, marked so */
 	int carry;	      /* --carry: scale the unfitted assumed costs too (calib_model.carry_on) */
+	int fault_read_point; /* --fault-read-point: fit to calib_benches' figure entry too */
 };
 
 /* The whole command; prints progress on stderr and the report on stdout. */
