@@ -1255,7 +1255,7 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 {
 	/* up to 65 task counts of at most 6 digits and a comma each: room for all, never cut */
 	char tasks[65 * 8] = "";
-	int rc, maxfit = 0;
+	int rc, maxfit = 0, nrun = 0, nruns = 0;
 
 	/* the training task counts, and twice the largest as the held-out point */
 	for (int i = 0; i < c->nfit; i++)
@@ -1283,6 +1283,8 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 			      "calibrate",
 			      kb > 0 ? kb : small);
 	}
+	for (int b = 0; b < CALIB_NBENCH; b++)
+		nruns += !calib_benches[b].figure; /* the harness runs, for the progress lines */
 	for (int b = 0; b < CALIB_NBENCH; b++) {
 		const struct calib_bench *cb = &calib_benches[b];
 		char exe[PATH_MAX], log[PATH_MAX + 16], args[512], *argv[32], *save, *tok;
@@ -1322,7 +1324,7 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 		argv[n++] = "--out";
 		argv[n++] = c->runs[b][0];
 		argv[n] = NULL;
-		stage(c, "benchmark %d/%d: %s %s --tasks %s", b + 1, CALIB_NBENCH - 1, cb->exe, cb->args, tasks);
+		stage(c, "benchmark %d/%d: %s %s --tasks %s", ++nrun, nruns, cb->exe, cb->args, tasks);
 		if ((rc = run_child(argv, log, err)))
 			return rc;
 	}

@@ -121,8 +121,10 @@ void calib_model_set(struct calib_model *cm, const double *params);
 /*
  * The kernel costs mmsim-measure times on the machine itself, from the figures its profile lists
  * in '#   QUANTITY  VALUE ns' lines (@machine_path, the hardware profile in use): map_pages_per_page
- * = fault_around_page - fault_read / 16, zap_pte = munmap_file_pte and zap_zero_pte = munmap_zero_pte;
- * from the large-folio file
+ * = fault_around_page - fault_read / 16, zap_pte = munmap_file_pte, zap_zero_pte = munmap_zero_pte,
+ * flush_one_page = fault_cow_zero - fault_write, free_page = munmap_anon_pte - munmap_file_pte less
+ * the LRU and zone batches' share per page; shmem_truncate_page and the shmem group from the memfd's
+ * figures; from the large-folio file
  * (where will-it-scale runs) the work per folio and per page of ext4's write fault (mkwrite_folio,
  * mkwrite_page), of its dirty zap (zap_dirty_folio, zap_dirty_page) and of the batched zap of a
  * PTE-mapped large folio (zap_folio_ptes, zap_pte_batched), each pair split by calib_split_folio,
