@@ -25,18 +25,33 @@ static volatile uintptr_t ms_sink;
 
 /* ---- page faults ---------------------------------------------------------------- */
 
-/* What a fault sample times over a fresh mapping: a read of each page (the zero page mapped), a
- * write (a new page), or a write after an untimed read of each page (a COW of the zero page). */
-enum pf_kind { PF_READ, PF_WRITE, PF_COW };
+/* Minor and major faults so far: from 5.9 a fault that was retried (VM_FAULT_RETRY, as a shared
+ * write fault on a new shmem page is before 6.x drops the lock for dirty throttling) is counted
+ * as major (mm_account_fault: FAULT_FLAG_TRIED) */
+static long ms_faults(void)
+{
+	struct rusage ru;
 
-/* One sample of @kind over a fresh @pages-page mapping: ns per fault, or a negative errno.
- * *thp_off is cleared when MADV_NOHUGEPAGE is refused. */
-static double pf_sample(struct ms_ctx *c, int pages, enum pf_kind kind, int *thp_off)
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_minflt + ru.ru_majflt;
+}
+
+/* What a fault sample times over a fresh mapping: a read of each page (the zero page mapped), a
+ * write (a new page), a write after an untimed read of each page (a COW of the zero page), or a
+ * write to each page of a MAP_SHARED mapping of a tmpfs file whose pages are cached and dirty. */
+enum pf_kind { PF_READ, PF_WRITE, PF_COW, PF_SHARED_FILE };
+
+/* One sample of @kind over a fresh @pages-page mapping (of @fd for PF_SHARED_FILE, else
+ * anonymous): ns per fault, or a negative errno.  *thp_off is cleared when MADV_NOHUGEPAGE is
+ * refused; *faults (when not NULL) is set to the faults the timed loop took. */
+static double pf_sample(struct ms_ctx *c, int pages, enum pf_kind kind, int fd, int *thp_off, long *faults)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)pages * psz;
-	volatile char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *map = kind == PF_SHARED_FILE
+				 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+				 : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t t0, t1;
 	uintptr_t sum = 0;
+	long f0 = faults ? ms_faults() : 0;
 
 	if (map == MAP_FAILED)
 		return -errno;
@@ -54,6 +69,8 @@ static double pf_sample(struct ms_ctx *c, int pages, enum pf_kind kind, int *thp
 		for (int i = 0; i < pages; i++)
 			sum += (uintptr_t)map[(size_t)i * psz];
 	t1 = ms_now_ns();
+	if (faults)
+		*faults = ms_faults() - f0;
 	ms_sink = sum;
 	munmap((void *)map, len);
 	return ms_per_op(c, t0, t1, pages);
@@ -105,7 +122,7 @@ static int pf_measure_all(struct ms_ctx *c)
 				_exit(1);
 			close(ready[1]);
 			for (;;)
-				pf_sample(c, pages, PF_WRITE, &off);
+				pf_sample(c, pages, PF_WRITE, -1, &off, NULL);
 		}
 		kid[nkids++] = p;
 	}
@@ -127,7 +144,7 @@ static int pf_measure_all(struct ms_ctx *c)
 		ms_pin(c, 0);
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
 	for (n = 0; !rc && ms_budget_more(&b, n); n++)
-		if ((v[n] = pf_sample(c, pages, PF_WRITE, &thp_off)) < 0)
+		if ((v[n] = pf_sample(c, pages, PF_WRITE, -1, &thp_off, NULL)) < 0)
 			rc = (int)v[n];
 	if (!rc && !ms_add(c, "fault_write_all", "ns", v, n,
 			   "fault_write on CPU 0 while %d other CPUs (CPU 0's hardware-thread siblings left idle) run "
@@ -150,29 +167,81 @@ out:
 	return rc;
 }
 
+/*
+ * A tmpfs file of @pages pages for PF_SHARED_FILE, each page written once (cached and dirty, as
+ * will-it-scale's page_fault3 finds its file's pages from its second pass on): an open descriptor,
+ * or -1 with *why set.
+ */
+static int pf_shared_file(int pages, const char **why)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	char path[] = "/dev/shm/mmsim-measure.XXXXXX", *page = calloc(1, psz);
+	int fd = page ? mkstemp(path) : -1;
+
+	*why = page ? "cannot create a file in /dev/shm" : "out of memory";
+	if (fd >= 0) {
+		unlink(path);
+		memset(page, 1, psz);
+		for (int i = 0; i < pages; i++)
+			if (pwrite(fd, page, psz, (off_t)((size_t)i * psz)) != (ssize_t)psz) {
+				*why = "cannot write a file in /dev/shm (full?)";
+				close(fd);
+				fd = -1;
+				break;
+			}
+	}
+	free(page);
+	return fd;
+}
+
 static int pf_measure(struct ms_ctx *c, enum pf_kind kind)
 {
-	static const char *const name[] = {"fault_read", "fault_write", "fault_cow_zero"};
+	static const char *const name[] = {"fault_read", "fault_write", "fault_cow_zero", "fault_shared_file"};
 	static const char *const what[] = {
 	    "read (maps the shared zero page: no zeroing)", "write (allocates and zeroes a page)",
 	    "write after an untimed read of every page (do_wp_page -> wp_page_copy of the zero page: a new "
-	    "page zeroed, the read-only PTE cleared and flushed with ptep_clear_flush, the new one set)"};
-	int pages = c->quick ? 64 : 256, max = c->quick ? 20 : 300, n, rc = 0, thp_off = 1;
+	    "page zeroed, the read-only PTE cleared and flushed with ptep_clear_flush, the new one set)",
+	    "write (do_shared_fault: shmem_fault finds the page cached, finish_fault maps it writable, "
+	    "fault_dirty_shared_page with file_update_time)"};
+	int pages = c->quick ? 64 : 256, max = c->quick ? 20 : 300, n, rc = 0, thp_off = 1, fd = -1;
 	double *v = malloc((size_t)max * sizeof(*v));
+	const char *why = NULL;
+	long faults = 0;
 	struct ms_budget b;
 
 	if (!v)
 		return -ENOMEM;
+	if (kind == PF_SHARED_FILE && (fd = pf_shared_file(pages, &why)) < 0) {
+		fprintf(stderr, "mmsim-measure: the shared file fault figures are left out: %s\n", why);
+		free(v);
+		return 0;
+	}
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
-	for (n = 0; ms_budget_more(&b, n); n++)
-		if ((v[n] = pf_sample(c, pages, kind, &thp_off)) < 0) {
+	for (n = 0; ms_budget_more(&b, n); n++) {
+		if ((v[n] = pf_sample(c, pages, kind, fd, &thp_off, kind == PF_SHARED_FILE ? &faults : NULL)) < 0) {
 			rc = (int)v[n];
 			break;
 		}
-	if (!rc && !ms_add(c, name[kind], "ns", v, n,
-			   "%s of one byte per page of a fresh %d-page MAP_PRIVATE|MAP_ANONYMOUS mapping%s; munmap "
-			   "untimed; per fault (page-table allocation amortised over the sample)",
-			   what[kind], pages, thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
+		/* one fault a page: tmpfs huge pages (shmem_enabled, huge=) would map 512 at a time */
+		if (kind == PF_SHARED_FILE && (faults < pages || faults > pages + 16)) {
+			fprintf(stderr,
+				"mmsim-measure: the shared file fault figures are left out: a pass over %d pages of a "
+				"/dev/shm file took %ld faults, not one a page (tmpfs huge pages?)\n",
+				pages, faults);
+			n = 0;
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!rc && n &&
+	    !ms_add(c, name[kind], "ns", v, n,
+		    "%s of one byte per page of a fresh %d-page %s%s; munmap untimed; per fault (page-table "
+		    "allocation amortised over the sample)",
+		    what[kind], pages,
+		    kind == PF_SHARED_FILE ? "MAP_SHARED mapping of a /dev/shm file"
+					   : "MAP_PRIVATE|MAP_ANONYMOUS mapping",
+		    thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
 		rc = -ENOSPC;
 	free(v);
 	return rc;
@@ -182,7 +251,7 @@ int ms_measure_faults(struct ms_ctx *c)
 {
 	int rc = 0;
 
-	for (enum pf_kind k = PF_READ; k <= PF_COW && !rc; k++)
+	for (enum pf_kind k = PF_READ; k <= PF_SHARED_FILE && !rc; k++)
 		rc = pf_measure(c, k);
 	return rc ? rc : pf_measure_all(c);
 }
@@ -358,16 +427,6 @@ struct ff_file {
 	double s[FF_NFIG][FF_MAX_PAIRS];
 	int n;
 };
-
-/* Minor and major faults so far: from 5.9 a fault that was retried (VM_FAULT_RETRY, as a shared
- * write fault on a new shmem page is before 6.x drops the lock for dirty throttling) is counted
- * as major (mm_account_fault: FAULT_FLAG_TRIED) */
-static long ms_faults(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_minflt + ru.ru_majflt;
-}
 
 /* One pass over @len bytes of @fd, a byte written (@write) or read per page, then munmap: ns per
  * page of each half, and the faults it took.  0 or a negative errno. */

@@ -135,6 +135,8 @@ quick)
   figures_or_reason "large-folio file" $lf
   # a memfd's write fault against an anonymous one's, and its hole punch: both, or why neither
   figures_or_reason shmem shmem_write_less_anon shmem_punch_page
+  # a write fault on a cached page of a shared /dev/shm mapping
+  figures_or_reason "shared file fault" fault_shared_file
   # a herd of readers on one line (three readers on other cores of one package): both, or why neither
   figures_or_reason herd herd_last herd_serve
   # a contended line's second access after a grant (another core, x86's counter): all three, or why not

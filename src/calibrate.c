@@ -255,7 +255,72 @@ static void calib_take_measured(struct calib_model *cm, int i)
 			(size_t)(cm->ncarry - j - 1) * sizeof(*cm->carry_base));
 		cm->ncarry--;
 	}
-	cm->meas_entry[cm->nmeas++] = i;
+	if (cm->nmeas < CALIB_MAX_MEAS)
+		cm->meas_entry[cm->nmeas++] = i;
+}
+
+/*
+ * Scale the @n kernel costs named in @group (each in [costs], above 0) by one factor so that they sum
+ * to @target cycles: the measurement gives the sum, the split among them stays the base's.  @how says
+ * how the target was had (the note each entry is written with).  Returns 0, or -1 (nothing set)
+ * when an entry is missing.
+ */
+static int calib_scale_group(struct calib_model *cm, const char *const *group, int n, double target, const char *how)
+{
+	struct prof_entry *g[8];
+	double sum = 0;
+
+	for (int i = 0; i < n && i < 8; i++) {
+		g[i] = profile_find(&cm->kprof, "costs", group[i]);
+		if (!g[i] || !g[i]->is_num || g[i]->num <= 0)
+			return -1;
+		sum += g[i]->num;
+	}
+	for (int i = 0; i < n && i < 8 && cm->nmeas < CALIB_MAX_MEAS; i++) {
+		snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+			 "%s; each is %s's (%g) times %.4g, the sum measured, the split assumed", how, cm->base,
+			 g[i]->num, target / sum);
+		prof_set_num(g[i], round(g[i]->num * target / sum));
+		calib_take_measured(cm, (int)(g[i] - cm->kprof.e));
+	}
+	return 0;
+}
+
+/*
+ * What a write fault on a cached page of a shared tmpfs mapping (fault_shared_file: v6.18
+ * do_shared_fault -> shmem_fault finding the folio, finish_fault's set_pte_range with the file
+ * rmap, fault_dirty_shared_page's file_update_time, shmem having no ->page_mkwrite) costs beyond a
+ * read fault of fresh anonymous memory (fault_read: the zero page's PTE), both timed by
+ * mmsim-measure over 256-page mappings, so the trap, the VMA lock, the walk and the page-table
+ * share are the same in both.  In page_fault3's terms that is filemap_lookup + page_mkwrite +
+ * file_set_pte (its vmstat and rss counters are the model's stores and atomics) in place of the
+ * read fault's set_pte_zero: the three become the difference plus set_pte_zero, split as the base
+ * splits them.  Left at the base's, and said, when that is not above 0.
+ */
+static void calib_file_fault_group(struct calib_model *cm, const char *machine_path, double shared_ns, double read_ns,
+				   double ghz)
+{
+	static const char *const group[] = {"filemap_lookup", "page_mkwrite", "file_set_pte"};
+	struct prof_entry *zero = profile_find(&cm->kprof, "costs", "set_pte_zero");
+	double target;
+	char how[480];
+
+	if (!zero || !zero->is_num)
+		return;
+	target = (shared_ns - read_ns) * ghz + zero->num;
+	if (target <= 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+			 "filemap_lookup, page_mkwrite and file_set_pte left at the base's: fault_shared_file %.4g ns "
+			 "less fault_read %.4g ns, plus set_pte_zero (%g cycles), is not above 0",
+			 shared_ns, read_ns, zero->num);
+		return;
+	}
+	snprintf(how, sizeof(how),
+		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: fault_shared_file %.4g ns "
+		 "less fault_read %.4g ns at %.3g GHz, plus set_pte_zero (%g cycles), is filemap_lookup + "
+		 "page_mkwrite + file_set_pte",
+		 machine_path, shared_ns, read_ns, ghz, zero->num);
+	calib_scale_group(cm, group, 3, target, how);
 }
 
 /*
@@ -271,17 +336,12 @@ static void calib_take_measured(struct calib_model *cm, int i)
 static void calib_shmem_group(struct calib_model *cm, const char *machine_path, double extra_ns, double ghz)
 {
 	static const char *const group[] = {"vm_acct_page", "page_cache_insert", "shmem_inode_acct", "shmem_dirty"};
-	struct prof_entry *g[4], *lookup = profile_find(&cm->kprof, "costs", "filemap_lookup"),
-				 *file_pte = profile_find(&cm->kprof, "costs", "file_set_pte"),
-				 *anon_pte = profile_find(&cm->kprof, "costs", "set_pte_rmap");
-	double sum = 0, rest, target;
+	struct prof_entry *lookup = profile_find(&cm->kprof, "costs", "filemap_lookup"),
+			  *file_pte = profile_find(&cm->kprof, "costs", "file_set_pte"),
+			  *anon_pte = profile_find(&cm->kprof, "costs", "set_pte_rmap");
+	double rest, target;
+	char how[480];
 
-	for (int i = 0; i < 4; i++) {
-		g[i] = profile_find(&cm->kprof, "costs", group[i]);
-		if (!g[i] || !g[i]->is_num || g[i]->num <= 0)
-			return;
-		sum += g[i]->num;
-	}
 	if (!lookup || !file_pte || !anon_pte || !lookup->is_num || !file_pte->is_num || !anon_pte->is_num)
 		return;
 	rest = lookup->num + file_pte->num - anon_pte->num;
@@ -294,16 +354,12 @@ static void calib_shmem_group(struct calib_model *cm, const char *machine_path, 
 			 extra_ns, extra_ns * ghz, ghz, rest);
 		return;
 	}
-	for (int i = 0; i < 4; i++) {
-		snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
-			 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: shmem_write_less_anon "
-			 "%.4g ns at %.3g GHz, less filemap_lookup + file_set_pte - set_pte_rmap (%g cycles), is "
-			 "vm_acct_page + page_cache_insert + shmem_inode_acct + shmem_dirty; each is %s's (%g) times "
-			 "%.4g, the sum measured, the split assumed",
-			 machine_path, extra_ns, ghz, rest, cm->base, g[i]->num, target / sum);
-		prof_set_num(g[i], round(g[i]->num * target / sum));
-		calib_take_measured(cm, (int)(g[i] - cm->kprof.e));
-	}
+	snprintf(how, sizeof(how),
+		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: shmem_write_less_anon "
+		 "%.4g ns at %.3g GHz, less filemap_lookup + file_set_pte - set_pte_rmap (%g cycles), is "
+		 "vm_acct_page + page_cache_insert + shmem_inode_acct + shmem_dirty",
+		 machine_path, extra_ns, ghz, rest);
+	calib_scale_group(cm, group, 4, target, how);
 }
 
 /*
@@ -387,7 +443,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 {
 	struct mm_error e = {0};
 	char *text = NULL;
-	double around, fread_, fwrite_, cow, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch;
+	double around, fread_, fwrite_, cow, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch,
+	    shared_file;
 	static const char *const lf_name[8] = {"mkwrite_64k_page",   "mkwrite_pmd_page", "dirty_zap_64k_page",
 					       "dirty_zap_pmd_page", "munmap_64k_pte",	 "munmap_1m_pte",
 					       "read_64k_page",	     "read_1m_page"};
@@ -421,6 +478,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	zap_zero = profile_figure(text, "munmap_zero_pte");
 	zap_anon = profile_figure(text, "munmap_anon_pte");
 	shmem_extra = profile_figure(text, "shmem_write_less_anon");
+	shared_file = profile_figure(text, "fault_shared_file");
 	punch = profile_figure(text, "shmem_punch_page");
 	for (int i = 0; i < 8; i++)
 		lf[i] = profile_figure(text, lf_name[i]);
@@ -478,6 +536,9 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 		prof_set_num(en, round(m[i].ns * ghz));
 		calib_take_measured(cm, (int)(en - cm->kprof.e));
 	}
+	/* before the shmem group, which takes filemap_lookup and file_set_pte as they are */
+	if (shared_file > 0 && fread_ > 0)
+		calib_file_fault_group(cm, machine_path, shared_file, fread_, ghz);
 	if (shmem_extra > 0)
 		calib_shmem_group(cm, machine_path, shmem_extra, ghz);
 	if (zap_anon > 0 && zap > 0)

@@ -59,6 +59,9 @@ struct calib_point {
 	int train;    /* fitted to (1) or held out (0) */
 };
 
+/* the most kernel costs calib_measured_costs can set from mmsim-measure's figures */
+#define CALIB_MAX_MEAS 32
+
 struct calib_model {
 	const struct machine *m;
 	struct profile kprof; /* the base kernel profile plus the keys the populate scenario needs */
@@ -94,8 +97,8 @@ struct calib_model {
 	double carry; /* the factor of the last evaluation (1 before any) */
 	/* kernel costs calib_measured_costs() took from this machine's mmsim-measure figures */
 	int nmeas;
-	int meas_entry[20];
-	char meas_note[20][480];
+	int meas_entry[CALIB_MAX_MEAS];
+	char meas_note[CALIB_MAX_MEAS][480];
 	/* figures present that give no cost (a pair not a + u / n, a difference not above 0: a load's
 	 * noise): left at the base's, with why */
 	int nmeas_skipped;
@@ -123,8 +126,9 @@ void calib_model_set(struct calib_model *cm, const double *params);
  * in '#   QUANTITY  VALUE ns' lines (@machine_path, the hardware profile in use): map_pages_per_page
  * = fault_around_page - fault_read / 16, zap_pte = munmap_file_pte, zap_zero_pte = munmap_zero_pte,
  * flush_one_page = fault_cow_zero - fault_write, free_page = munmap_anon_pte - munmap_file_pte less
- * the LRU and zone batches' share per page; shmem_truncate_page and the shmem group from the memfd's
- * figures; from the large-folio file
+ * the LRU and zone batches' share per page; filemap_lookup, page_mkwrite and file_set_pte (one
+ * factor) from fault_shared_file - fault_read + set_pte_zero; shmem_truncate_page and the shmem
+ * group from the memfd's figures; from the large-folio file
  * (where will-it-scale runs) the work per folio and per page of ext4's write fault (mkwrite_folio,
  * mkwrite_page), of its dirty zap (zap_dirty_folio, zap_dirty_page) and of the batched zap of a
  * PTE-mapped large folio (zap_folio_ptes, zap_pte_batched), each pair split by calib_split_folio,
