@@ -35,17 +35,20 @@ static int opens_block(enum sc_act a)
  * ('every N': N pages, known at compile time), 'repeat unit_folios' once per folio it maps all or
  * part of (a read window over small folios maps several; 'every N': N, a page each), 'repeat
  * unit_folio_pages' once per page of those folios (a page of a large folio written alone: the
- * whole folio's, as block_page_mkwrite walks it).
+ * whole folio's, as block_page_mkwrite walks it), 'repeat unit_large_folio' once when the unit is
+ * a run of two or more pages of one folio (a large folio mapped whole, or a window inside one), not
+ * at all for a unit of small folios or of one page.
  */
 static const char *const layout_names[] = {"file_write_pte", "file_write_pmd", "file_read_pte", "file_read_pmd"};
 
-/* 'repeat unit_pages|unit_others|unit_folios|unit_folio_pages' (inside a layout's or a count's 'every'):
- * 1 to 4; else 0 */
+/* 'repeat unit_pages|unit_others|unit_folios|unit_folio_pages|unit_large_folio' (inside a layout's or
+ * a count's 'every'): 1 to 5; else 0 */
 static int unit_repeat(const char *name)
 {
-	static const char *const names[] = {"unit_pages", "unit_others", "unit_folios", "unit_folio_pages"};
+	static const char *const names[] = {"unit_pages", "unit_others", "unit_folios", "unit_folio_pages",
+					    "unit_large_folio"};
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(name, names[i]))
 			return i + 1;
 	return 0;
@@ -2290,14 +2293,23 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 				    layout_names[2], layout_names[3]);
 			}
 			if (!open->lay) {
-				/* 'every N' fires once per N visits: a unit of N pages (N folios), known here */
-				in->count = open->count - (unit_repeat(st->name) == 2 ? 1 : 0);
+				/* 'every N' fires once per N visits: a unit of N pages (N folios, none large),
+				 * known here */
+				in->count =
+				    unit_repeat(st->name) == 5 ? 0 : open->count - (unit_repeat(st->name) == 2 ? 1 : 0);
 			} else {
 				const struct prog_layout *L = &out->layout[open->lay - 1];
 
 				/* unit_others: the unit's pages but the one that faulted */
 				in->unit_pages = unit_repeat(st->name);
-				if (in->unit_pages >= 3) {
+				if (in->unit_pages == 5) {
+					/* the share of the units that are a run of one large folio */
+					int64_t large = 0;
+
+					for (int j = 0; j < L->n; j++)
+						large += L->nfolios[j] == 1 && L->pages[j] > 1;
+					in->mean = L->n ? (double)large / L->n : 0;
+				} else if (in->unit_pages >= 3) {
 					/* a folio that is several units (a page or a window a fault) counts in each */
 					int64_t sum = 0;
 

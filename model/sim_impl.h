@@ -37,6 +37,7 @@ struct sim_task {
 	int64_t unit;	     /* pages of the unit the last layout 'every' fired on ('repeat unit_pages') */
 	int64_t unit_folios; /* its folios ('repeat unit_folios') */
 	int64_t unit_fpages; /* their pages ('repeat unit_folio_pages') */
+	int64_t unit_large;  /* 1: a run of one large folio ('repeat unit_large_folio') */
 	double ops, units;
 	sim_time_t done_at;
 	sim_time_t mark;	  /* when its previous step ended */

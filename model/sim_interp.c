@@ -330,7 +330,8 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 
 	switch (in->act) {
 	case SA_REPEAT: {
-		int64_t count = in->unit_pages == 4   ? t->unit_fpages
+		int64_t count = in->unit_pages == 5   ? t->unit_large
+				: in->unit_pages == 4 ? t->unit_fpages
 				: in->unit_pages == 3 ? t->unit_folios
 				: in->unit_pages      ? t->unit - (in->unit_pages - 1)
 						      : in->count;
@@ -361,6 +362,7 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 				t->unit = L->pages[j];
 				t->unit_folios = L->nfolios[j];
 				t->unit_fpages = L->fpages[j];
+				t->unit_large = L->nfolios[j] == 1 && L->pages[j] > 1;
 				t->lay_at[t->pc] = j + 1 == L->n ? 0 : j + 1;
 				t->pc++;
 			} else {

@@ -206,6 +206,7 @@ static int layout_phase(const struct program *pr, struct sim_task *t, struct mm_
 	t->unit = 1;
 	t->unit_folios = 1;
 	t->unit_fpages = 1;
+	t->unit_large = 0;
 	for (int pc = 0; pc < pr->n; pc++) {
 		const struct prog_insn *in = &pr->insn[pc];
 		const struct prog_layout *L;

@@ -324,6 +324,45 @@ static void calib_file_fault_group(struct calib_model *cm, const char *machine_p
 }
 
 /*
+ * What a read fault that maps a large folio of a file costs beyond page_fault.scn's steps
+ * (file_folio_fault, the _ext4 variants): @u_ns, the per-fault part of the read passes over files
+ * of 64 KiB and of 1 MiB folios (read_64k_page and read_1m_page split as a + u / n), less the
+ * trap, VMA lock and walk that fault_read times (less its set_pte_zero), the lookup
+ * (filemap_lookup) and one folio's map_pages_per_page, as this machine's figures set them.  Left
+ * at the base's, and said, when that is not above 0.
+ */
+static void calib_large_folio_fault(struct calib_model *cm, const char *machine_path, double u_ns, double read_ns,
+				    double ghz)
+{
+	struct prof_entry *en = profile_find(&cm->kprof, "costs", "file_folio_fault"),
+			  *zero = profile_find(&cm->kprof, "costs", "set_pte_zero"),
+			  *lookup = profile_find(&cm->kprof, "costs", "filemap_lookup"),
+			  *folio = profile_find(&cm->kprof, "costs", "map_pages_per_page");
+	double held, target;
+
+	if (!en || !zero || !lookup || !folio || !en->is_num || !zero->is_num || !lookup->is_num || !folio->is_num ||
+	    cm->nmeas >= CALIB_MAX_MEAS)
+		return;
+	held = lookup->num + folio->num - zero->num;
+	target = (u_ns - read_ns) * ghz - held;
+	if (target <= 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
+			 "file_folio_fault left at the base's: a large-folio read fault's %.4g ns less fault_read %.4g "
+			 "ns (%.4g cycles at %.3g GHz) is not more than filemap_lookup + map_pages_per_page - "
+			 "set_pte_zero (%g cycles)",
+			 u_ns, read_ns, (u_ns - read_ns) * ghz, ghz, held);
+		return;
+	}
+	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: a large-folio read fault "
+		 "(read_64k_page and read_1m_page as a + u / n) u = %.4g ns less fault_read %.4g ns at %.3g GHz, "
+		 "less filemap_lookup + map_pages_per_page - set_pte_zero (%g cycles) (%s had %g)",
+		 machine_path, u_ns, read_ns, ghz, held, cm->base, en->num);
+	prof_set_num(en, round(target));
+	calib_take_measured(cm, (int)(en - cm->kprof.e));
+}
+
+/*
  * What a memfd's write fault adds to an anonymous one (shmem_write_less_anon), in the scenarios'
  * terms (scenarios/madv_populate.scn: shmem_new, file_pte and shared_dirty against anon_new): the
  * page-cache lookup that misses (filemap_lookup), file_set_pte in place of set_pte_rmap, and the
@@ -444,7 +483,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	struct mm_error e = {0};
 	char *text = NULL;
 	double around, fread_, fwrite_, cow, zap, zap_zero, zap_anon, lf[8], folio, page, shmem_extra, punch,
-	    shared_file;
+	    shared_file, read_u = -1;
 	static const char *const lf_name[8] = {"mkwrite_64k_page",   "mkwrite_pmd_page", "dirty_zap_64k_page",
 					       "dirty_zap_pmd_page", "munmap_64k_pte",	 "munmap_1m_pte",
 					       "read_64k_page",	     "read_1m_page"};
@@ -459,7 +498,7 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	     "the munmap after a write pass less after a read pass, the same files"},
 	    {4, 16, 5, 256, "zap_folio_ptes", "zap_pte_batched",
 	     "the munmap of a clean file in 64 KiB and in 1 MiB folios"},
-	    /* the per-fault part is the fault's own work, which the fitted costs hold */
+	    /* the per-fault part: file_folio_fault (calib_large_folio_fault) */
 	    {6, 16, 7, 256, NULL, "map_pages_batched",
 	     "a read pass over the same files (the user's read of each page included)"},
 	};
@@ -515,6 +554,8 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 				    lf_name[b], lf[b]);
 			continue;
 		}
+		if (i == 3)
+			read_u = folio;
 		if (lf_split[i].folio_key)
 			fig_add(m, &nm, lf_split[i].folio_key, folio,
 				"per folio, from %s: %s %.4g ns and %s %.4g ns per page", lf_split[i].what, lf_name[a],
@@ -539,6 +580,9 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 	/* before the shmem group, which takes filemap_lookup and file_set_pte as they are */
 	if (shared_file > 0 && fread_ > 0)
 		calib_file_fault_group(cm, machine_path, shared_file, fread_, ghz);
+	/* after map_pages_per_page and the file fault's lookup are set */
+	if (read_u > 0 && fread_ > 0)
+		calib_large_folio_fault(cm, machine_path, read_u, fread_, ghz);
 	if (shmem_extra > 0)
 		calib_shmem_group(cm, machine_path, shmem_extra, ghz);
 	if (zap_anon > 0 && zap > 0)
@@ -1434,8 +1478,8 @@ static int figure_points(struct cal *c, int b, struct mm_error *err)
 
 	memset(ms, 0, sizeof(*ms));
 	c->nruns[b] = 0;
-	if (!c->o->fault_read_point) {
-		stage(c, "%s: left out: mmsim-measure's %s is fitted to with --fault-read-point only", cb->variant,
+	if (c->o->no_fault_read_point) {
+		stage(c, "%s: left out: mmsim-measure's %s is not fitted to with --no-fault-read-point", cb->variant,
 		      cb->figure);
 		return 0;
 	}
@@ -1882,9 +1926,9 @@ static int kernel_profile_text(struct cal *c, struct calib_model *cm, const stru
 	for (int bn = 0; bn < CALIB_NBENCH; bn++) {
 		if (calib_benches[bn].figure)
 			sb_printf(&b, "# measured: %s <- %s\n", bench_name(bn),
-				  c->nruns[bn]		   ? c->runs[bn][0]
-				  : c->o->fault_read_point ? "nothing: the hardware profile lists no such figure"
-							   : "not fitted to (no --fault-read-point)");
+				  c->nruns[bn]		       ? c->runs[bn][0]
+				  : !c->o->no_fault_read_point ? "nothing: the hardware profile lists no such figure"
+							       : "not fitted to (--no-fault-read-point)");
 		else
 			sb_printf(&b, "# measured: %s <- %s%s\n", bench_name(bn),
 				  c->o->measured_dir ? c->runs[bn][0] : calib_benches[bn].exe,

@@ -102,7 +102,7 @@ struct calib_model {
 	/* figures present that give no cost (a pair not a + u / n, a difference not above 0: a load's
 	 * noise): left at the base's, with why */
 	int nmeas_skipped;
-	char meas_skipped[12][300];
+	char meas_skipped[16][300];
 };
 
 /*
@@ -242,10 +242,10 @@ struct calib_opts {
 	int quick;		  /* mmsim-measure --quick and short benchmark runs */
 	uint64_t seed;
 	const char *cmdline;
-	int force;	      /* replace existing --out-machine / --out-kernel files */
-	int accept_disturbed; /* write even when disturbed or a fit ended at its bound, marked so */
-	int carry;	      /* --carry: scale the unfitted assumed costs too (calib_model.carry_on) */
-	int fault_read_point; /* --fault-read-point: fit to calib_benches' figure entry too */
+	int force;		 /* replace existing --out-machine / --out-kernel files */
+	int accept_disturbed;	 /* write even when disturbed or a fit ended at its bound, marked so */
+	int carry;		 /* --carry: scale the unfitted assumed costs too (calib_model.carry_on) */
+	int no_fault_read_point; /* --no-fault-read-point: do not fit to calib_benches' figure entry */
 };
 
 /* The whole command; prints progress on stderr and the report on stdout. */

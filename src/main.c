@@ -108,10 +108,10 @@ static const struct opt_def opt_table[] = {
     {"carry", O_FLAG, OFF(carry), NULL, NULL,
      "calibrate: also scale the kernel path costs it does not fit (the base profile's assumed ones) by the "
      "fitted costs' median ratio to their assumed values, a what-if (calibrate/README.md)"},
-    {"fault-read-point", O_FLAG, OFF(fault_read_point), NULL, NULL,
-     "calibrate: also fit to mmsim-measure's fault_read (an anonymous read fault, per page), which moves a "
-     "fault's cost out of the trap; a what-if: seed 003's anonymous Read cells come in, page_fault2-4's "
-     "file faults go out (calibrate/README.md)"},
+    {"no-fault-read-point", O_FLAG, OFF(no_fault_read_point), NULL, NULL,
+     "calibrate: do not fit to mmsim-measure's fault_read (an anonymous read fault, per page), which takes "
+     "out of the trap what page_fault1 alone leaves in it; a what-if: the trap then holds page_fault1's "
+     "unmodelled work and seed 003's anonymous Read cells come out too slow (calibrate/README.md)"},
     {"band", O_FLAG, OFF(band), NULL, NULL,
      "the range of each point with every [fitted] cost at the ends of its 1-sigma range (mmsim calibrate's)"},
     {"max-work", O_DBL, OFF(max_work), "W", "1e11, tens of minutes of one core",
@@ -1107,7 +1107,7 @@ static int cmd_calibrate(const struct opts *o, const char *cmdline)
 				.force = o->force,
 				.accept_disturbed = o->accept_disturbed,
 				.carry = o->carry,
-				.fault_read_point = o->fault_read_point};
+				.no_fault_read_point = o->no_fault_read_point};
 
 	if (calibrate_run(&co, &err))
 		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");

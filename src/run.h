@@ -48,8 +48,8 @@ struct opts {
 	int quick, band;
 	int seeds;
 	int force, accept_disturbed;
-	int carry;	      /* calibrate --carry */
-	int fault_read_point; /* calibrate --fault-read-point */
+	int carry;		 /* calibrate --carry */
+	int no_fault_read_point; /* calibrate --no-fault-read-point */
 	double max_work;
 	int emit_jobs;		   /* sweep */
 	const char *job, *sweep;   /* sweep --job K, merge --sweep FILE */

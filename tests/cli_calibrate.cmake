@@ -30,14 +30,15 @@ mmsim_cli(calibrate_in_help ok
 # accepted by --kernel and show its [fitted] costs with their provenance; the report holds the
 # held-out 2-task points as predictions and says why the USL is not shown with one training count.
 # (--accept-disturbed: the stored runs have training points measured beside other load, which
-# without it is not published.)
+# without it is not published.  --no-fault-read-point: the what-if that leaves mmsim-measure's
+# fault_read out of the fit says so.)
 mmsim_cli(calibrate_from_measured ok LABEL harness
   PATTERNS "fault_entry_exit +450 +[0-9]+ " "page_fault1_vma_lock +2 .* prediction$"
            "USL baseline not shown: .*three training task counts \\(1 given\\)"
-           "populate_read_nothp: left out: mmsim-measure's fault_read is fitted to with --fault-read-point only"
+           "populate_read_nothp: left out: mmsim-measure's fault_read is not fitted to with --no-fault-read-point"
            "written: ${MMSIM_CAL_DIR}/fitted.conf"
   ARGS calibrate --quick --machine local --measured-dir ${PROJECT_SOURCE_DIR}/data/measured
-       --out-kernel ${MMSIM_CAL_DIR}/fitted.conf --force --accept-disturbed)
+       --out-kernel ${MMSIM_CAL_DIR}/fitted.conf --force --accept-disturbed --no-fault-read-point)
 set_tests_properties(cli_calibrate_from_measured PROPERTIES FIXTURES_SETUP calibrated_kernel)
 mmsim_cli(calibrate_kernel_accepted ok LABEL harness
   PATTERNS "fault_entry_exit .* fitted .*\\[fitted\\] by mmsim calibrate" "thps_per_map"
@@ -45,14 +46,13 @@ mmsim_cli(calibrate_kernel_accepted ok LABEL harness
 set_tests_properties(cli_calibrate_kernel_accepted PROPERTIES FIXTURES_REQUIRED calibrated_kernel)
 
 # The whole pipeline on this machine: mmsim-measure --quick, the benchmarks (short runs), the fit;
-# both profiles accepted by --machine and --kernel (--fault-read-point: the fit takes
-# mmsim-measure's fault_read too).  A test of the pipeline, not of the machine's
+# both profiles accepted by --machine and --kernel (the fit takes mmsim-measure's fault_read too).  A test of the pipeline, not of the machine's
 # quiet: --accept-disturbed, so that other load here marks the profiles instead of failing it.
 mmsim_cli(calibrate_here ok LABEL harness
   PATTERNS "measuring this machine" "benchmark 6/6"
            "populate_read_nothp: calibrate/mmsim-measure's fault_read, [0-9.e+]+ ns a page" "written: "
   ARGS calibrate --quick --out-machine ${MMSIM_CAL_DIR}/here_machine.conf
-       --out-kernel ${MMSIM_CAL_DIR}/here_kernel.conf --force --accept-disturbed --fault-read-point)
+       --out-kernel ${MMSIM_CAL_DIR}/here_kernel.conf --force --accept-disturbed)
 # not RUN_SERIAL: the load of the tests beside it only marks the profiles
 set_tests_properties(cli_calibrate_here PROPERTIES FIXTURES_SETUP calibrated_here)
 mmsim_cli(calibrate_here_accepted ok LABEL harness

@@ -785,6 +785,58 @@ static void layout_every_fires_once_per_unit(void **state)
 }
 
 /*
+ * 'repeat unit_large_folio' (README "Large folios"): once per unit that is a run of two or more
+ * pages of one folio, over the layouts of layout_every_fires_once_per_unit.  Read at 8192 KiB with
+ * the folio mapped whole: of the 424 units the 128 order-4 folios and the 32 + 8 larger ones (not
+ * the 256 windows over orders 0 and 2): 168; without map_whole_folio each 16-page window of an
+ * order-6 or order-8 folio counts (128 + 128 + 128 = 384).  Written whole: every folio but the 2048
+ * of order 0 (680); one page a fault: none.  At 128 KiB, read whole: the two windows over the 32
+ * pages of order 4 (one 16-page folio each) and the 1021 folios of order 5 (1023).
+ */
+static void layout_large_folio_units(void **state)
+{
+	static const struct {
+		int ra, whole;
+		const char *layout;
+		int large;
+	} cases[] = {
+	    {2048, 1, "file_read", 168}, {2048, 0, "file_read", 384}, {2048, 1, "file_write", 680},
+	    {2048, 0, "file_write", 0},	 {32, 1, "file_read", 1023},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char hw[1024], k[512], scn[600];
+		struct tworld w;
+		struct sim_result r;
+		struct sim_step_stats steps[8];
+		struct sim_config c;
+
+		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+		snprintf(k, sizeof(k),
+			 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
+			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
+			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
+			 cases[i].ra, cases[i].whole);
+		snprintf(scn, sizeof(scn),
+			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
+			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+			 "  every %s_pte\n    repeat unit_large_folio\n      x compute 1ns\n    end\n  end\n",
+			 cases[i].layout);
+		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
+		/* the estimate the counts check uses, and two passes of the interpreter */
+		assert_float_equal(w.prog.visits[3], cases[i].large / 32768.0, 1e-12);
+		c = t_cfg(&w, 1);
+		c.ops_per_task = 2 * 32768;
+		c.steps = steps;
+		memset(steps, 0, sizeof(steps));
+		t_run(&c, &r);
+		assert_float_equal(steps[3].visits, 2.0 * cases[i].large, 0);
+		t_world_free(&w);
+	}
+}
+
+/*
  * Where a task that starts @pos pages into a pass stands (layout_phase): a pass of 16 pages whose
  * units end at pages 4, 6 and 14 (gaps 6, 2 and 8: the first spans the pass's turn).  From each
  * position the next firing comes at the next end: gap[unit] - since visits later.
@@ -997,6 +1049,7 @@ int main(void)
 	    cmocka_unit_test(skip_jumps_land_where_the_walk_lands_with_roles),
 	    cmocka_unit_test(choose_takes_its_branch_its_share_of_the_time),
 	    cmocka_unit_test(layout_every_fires_once_per_unit),
+	    cmocka_unit_test(layout_large_folio_units),
 	    cmocka_unit_test(layout_errors),
 	    cmocka_unit_test(layout_position),
 	    cmocka_unit_test(each_role_reports_its_own_rate),
