@@ -324,6 +324,22 @@ static void calib_file_fault_group(struct calib_model *cm, const char *machine_p
 	calib_scale_group(cm, group, 3, target, how);
 }
 
+/* @en = @target cycles, measured as @note says; when @target is not above 0, left at the base's and
+ * @skipped said instead. */
+static void calib_set_rest(struct calib_model *cm, struct prof_entry *en, double target, const char *note,
+			   const char *skipped)
+{
+	if (target <= 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]), "%s", skipped);
+		return;
+	}
+	if (cm->nmeas >= CALIB_MAX_MEAS)
+		return;
+	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]), "%s (%s had %g)", note, cm->base, en->num);
+	prof_set_num(en, round(target));
+	calib_take_measured(cm, (int)(en - cm->kprof.e));
+}
+
 /*
  * What a read fault that maps a large folio of a file costs beyond page_fault.scn's steps
  * (file_folio_fault, the _ext4 variants): @u_ns, the per-fault part of the read passes over files
@@ -339,28 +355,23 @@ static void calib_large_folio_fault(struct calib_model *cm, const char *machine_
 			  *zero = profile_find(&cm->kprof, "costs", "set_pte_zero"),
 			  *lookup = profile_find(&cm->kprof, "costs", "filemap_lookup"),
 			  *folio = profile_find(&cm->kprof, "costs", "map_pages_per_page");
-	double held, target;
+	double held;
+	char note[480], skipped[300];
 
-	if (!en || !zero || !lookup || !folio || !en->is_num || !zero->is_num || !lookup->is_num || !folio->is_num ||
-	    cm->nmeas >= CALIB_MAX_MEAS)
+	if (!en || !zero || !lookup || !folio || !en->is_num || !zero->is_num || !lookup->is_num || !folio->is_num)
 		return;
 	held = lookup->num + folio->num - zero->num;
-	target = (u_ns - read_ns) * ghz - held;
-	if (target <= 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "file_folio_fault left at the base's: a large-folio read fault's %.4g ns less fault_read %.4g "
-			 "ns (%.4g cycles at %.3g GHz) is not more than filemap_lookup + map_pages_per_page - "
-			 "set_pte_zero (%g cycles)",
-			 u_ns, read_ns, (u_ns - read_ns) * ghz, ghz, held);
-		return;
-	}
-	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+	snprintf(skipped, sizeof(skipped),
+		 "file_folio_fault left at the base's: a large-folio read fault's %.4g ns less fault_read %.4g ns "
+		 "(%.4g cycles at %.3g GHz) is not more than filemap_lookup + map_pages_per_page - set_pte_zero (%g "
+		 "cycles)",
+		 u_ns, read_ns, (u_ns - read_ns) * ghz, ghz, held);
+	snprintf(note, sizeof(note),
 		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: a large-folio read fault "
 		 "(read_64k_page and read_1m_page as a + u / n) u = %.4g ns less fault_read %.4g ns at %.3g GHz, "
-		 "less filemap_lookup + map_pages_per_page - set_pte_zero (%g cycles) (%s had %g)",
-		 machine_path, u_ns, read_ns, ghz, held, cm->base, en->num);
-	prof_set_num(en, round(target));
-	calib_take_measured(cm, (int)(en - cm->kprof.e));
+		 "less filemap_lookup + map_pages_per_page - set_pte_zero (%g cycles)",
+		 machine_path, u_ns, read_ns, ghz, held);
+	calib_set_rest(cm, en, (u_ns - read_ns) * ghz - held, note, skipped);
 }
 
 /*
@@ -420,27 +431,23 @@ static void calib_free_page(struct calib_model *cm, const char *machine_path, do
 			  *zone = profile_find(&cm->kprof, "costs", "zone_batch"),
 			  *nlru = profile_find(&cm->kprof, "batch", "lru_batch"),
 			  *npcp = profile_find(&cm->kprof, "batch", "pcp_batch");
-	double shares, target;
+	double shares;
+	char note[480], skipped[300];
 
 	if (!fp || !lru || !zone || !nlru || !npcp || !fp->is_num || !lru->is_num || !zone->is_num || !nlru->is_num ||
 	    !npcp->is_num || nlru->num < 1 || npcp->num < 1)
 		return;
 	shares = lru->num / nlru->num + zone->num / npcp->num;
-	target = (anon_ns - file_ns) * ghz - shares;
-	if (target <= 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "free_page left at the base's: munmap_anon_pte %.4g ns less munmap_file_pte %.4g ns (%.4g "
-			 "cycles at %.3g GHz) is not more than the LRU and zone batches' share per page (%.4g cycles)",
-			 anon_ns, file_ns, (anon_ns - file_ns) * ghz, ghz, shares);
-		return;
-	}
-	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
+	snprintf(skipped, sizeof(skipped),
+		 "free_page left at the base's: munmap_anon_pte %.4g ns less munmap_file_pte %.4g ns (%.4g cycles at "
+		 "%.3g GHz) is not more than the LRU and zone batches' share per page (%.4g cycles)",
+		 anon_ns, file_ns, (anon_ns - file_ns) * ghz, ghz, shares);
+	snprintf(note, sizeof(note),
 		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: munmap_anon_pte %.4g ns "
 		 "less munmap_file_pte %.4g ns at %.3g GHz (the page freed: off the LRU, uncharged, onto the "
-		 "per-CPU list), less the LRU and zone batches' share per page (%.4g cycles) (%s had %g)",
-		 machine_path, anon_ns, file_ns, ghz, shares, cm->base, fp->num);
-	prof_set_num(fp, round(target));
-	calib_take_measured(cm, (int)(fp - cm->kprof.e));
+		 "per-CPU list), less the LRU and zone batches' share per page (%.4g cycles)",
+		 machine_path, anon_ns, file_ns, ghz, shares);
+	calib_set_rest(cm, fp, (anon_ns - file_ns) * ghz - shares, note, skipped);
 }
 
 /* A cost calib_measured_costs sets from the figures, in ns, with how it was had. */

@@ -677,6 +677,18 @@ static void rt_llround_is_llround(void **state)
 	}
 }
 
+/* The hardware and kernel profiles of the layout tests: a 128 MiB file read ahead @ra pages at a
+ * time, its folios mapped whole by one fault (@whole) or not. */
+static void layout_texts(char *hw, size_t nhw, char *k, size_t nk, int ra, int whole)
+{
+	t_hw_text(hw, nhw, 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+	snprintf(k, nk,
+		 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
+		 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
+		 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
+		 ra, whole);
+}
+
 /*
  * A folio layout's 'every' (README "Large folios"): over a 128 MiB file whose page cache readahead
  * filled in rounds of ra_pages, the folios are those the kernel made (6.18 ext4, traced with
@@ -723,12 +735,7 @@ static void layout_every_fires_once_per_unit(void **state)
 		struct sim_step_stats steps[24];
 		struct sim_config c;
 
-		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
-		snprintf(k, sizeof(k),
-			 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
-			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
-			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
-			 cases[i].ra, cases[i].whole);
+		layout_texts(hw, sizeof(hw), k, sizeof(k), cases[i].ra, cases[i].whole);
 		snprintf(base, sizeof(base),
 			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
 			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
@@ -812,12 +819,7 @@ static void layout_large_folio_units(void **state)
 		struct sim_step_stats steps[8];
 		struct sim_config c;
 
-		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
-		snprintf(k, sizeof(k),
-			 "[kernel]\nname = ktest\nversion = 9.9\nspinlock = qspinlock\nrwsem_era = 6.x\n"
-			 "vma_lock = vma_lock\n[batch]\npages_per_map = 32768\nptes_per_table = 512\n"
-			 "fault_around_pages = 16\nra_pages = %d\nfolio_max_order = 9\nmap_whole_folio = %d\n",
-			 cases[i].ra, cases[i].whole);
+		layout_texts(hw, sizeof(hw), k, sizeof(k), cases[i].ra, cases[i].whole);
 		snprintf(scn, sizeof(scn),
 			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
 			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
