@@ -335,7 +335,10 @@ static void calib_set_rest(struct calib_model *cm, struct prof_entry *en, double
 	}
 	if (cm->nmeas >= CALIB_MAX_MEAS)
 		return;
-	snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]), "%s (%s had %g)", note, cm->base, en->num);
+	/* a note cut short is still a comment: nothing else reads it */
+	if (snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]), "%s (%s had %g)", note, cm->base, en->num) >=
+	    (int)sizeof(cm->meas_note[0]))
+		cm->meas_note[cm->nmeas][sizeof(cm->meas_note[0]) - 1] = '\0';
 	prof_set_num(en, round(target));
 	calib_take_measured(cm, (int)(en - cm->kprof.e));
 }
