@@ -220,19 +220,19 @@ static int pf_measure(struct ms_ctx *c, enum pf_kind kind)
 
 	if (!v)
 		return -ENOMEM;
-	if (kind == PF_SHARED_FILE && (fd = pf_shared_file(pages, &why)) < 0) {
+	if (shared && (fd = pf_shared_file(pages, &why)) < 0) {
 		fprintf(stderr, "mmsim-measure: the shared file fault figures are left out: %s\n", why);
 		free(v);
 		return 0;
 	}
 	ms_budget_init(&b, c, max, c->quick ? 0.15 : 1.0);
 	for (n = 0; ms_budget_more(&b, n); n++) {
-		if ((v[n] = pf_sample(c, pages, kind, fd, &thp_off, kind == PF_SHARED_FILE ? &faults : NULL)) < 0) {
+		if ((v[n] = pf_sample(c, pages, kind, fd, &thp_off, shared ? &faults : NULL)) < 0) {
 			rc = (int)v[n];
 			break;
 		}
 		/* one fault a page: tmpfs huge pages (shmem_enabled, huge=) would map 512 at a time */
-		if (kind == PF_SHARED_FILE && (faults < pages || faults > pages + 16)) {
+		if (shared && (faults < pages || faults > pages + 16)) {
 			fprintf(stderr,
 				"mmsim-measure: the shared file fault figures are left out: a pass over %d pages of a "
 				"/dev/shm file took %ld faults, not one a page (tmpfs huge pages?)\n",
@@ -248,8 +248,7 @@ static int pf_measure(struct ms_ctx *c, enum pf_kind kind)
 		    "%s of one byte per page of a fresh %d-page %s%s; munmap untimed; per fault (page-table "
 		    "allocation amortised over the sample)",
 		    what[kind], pages,
-		    kind == PF_SHARED_FILE ? "MAP_SHARED mapping of a /dev/shm file"
-					   : "MAP_PRIVATE|MAP_ANONYMOUS mapping",
+		    shared ? "MAP_SHARED mapping of a /dev/shm file" : "MAP_PRIVATE|MAP_ANONYMOUS mapping",
 		    thp_off ? " with MADV_NOHUGEPAGE" : " (MADV_NOHUGEPAGE refused)"))
 		rc = -ENOSPC;
 	free(v);

@@ -262,10 +262,11 @@ static void calib_take_measured(struct calib_model *cm, int i)
 /*
  * Scale the @n kernel costs named in @group (each in [costs], above 0) by one factor so that they sum
  * to @target cycles: the measurement gives the sum, the split among them stays the base's.  @how says
- * how the target was had (the note each entry is written with).  Returns 0, or -1 (nothing set)
- * when an entry is missing.
+ * how the target was had (the note each entry is written with).  Nothing is set when an entry is
+ * missing; when @target is not above 0 they are left at the base's and @skipped is said instead.
  */
-static int calib_scale_group(struct calib_model *cm, const char *const *group, int n, double target, const char *how)
+static void calib_scale_group(struct calib_model *cm, const char *const *group, int n, double target, const char *how,
+			      const char *skipped)
 {
 	struct prof_entry *g[8];
 	double sum = 0;
@@ -273,8 +274,12 @@ static int calib_scale_group(struct calib_model *cm, const char *const *group, i
 	for (int i = 0; i < n && i < 8; i++) {
 		g[i] = profile_find(&cm->kprof, "costs", group[i]);
 		if (!g[i] || !g[i]->is_num || g[i]->num <= 0)
-			return -1;
+			return;
 		sum += g[i]->num;
+	}
+	if (target <= 0) {
+		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]), "%s", skipped);
+		return;
 	}
 	for (int i = 0; i < n && i < 8 && cm->nmeas < CALIB_MAX_MEAS; i++) {
 		snprintf(cm->meas_note[cm->nmeas], sizeof(cm->meas_note[0]),
@@ -283,7 +288,6 @@ static int calib_scale_group(struct calib_model *cm, const char *const *group, i
 		prof_set_num(g[i], round(g[i]->num * target / sum));
 		calib_take_measured(cm, (int)(g[i] - cm->kprof.e));
 	}
-	return 0;
 }
 
 /*
@@ -303,25 +307,20 @@ static void calib_file_fault_group(struct calib_model *cm, const char *machine_p
 {
 	static const char *const group[] = {"filemap_lookup", "page_mkwrite", "file_set_pte"};
 	struct prof_entry *zero = profile_find(&cm->kprof, "costs", "set_pte_zero");
-	double target;
-	char how[480];
+	char how[480], skipped[300];
 
 	if (!zero || !zero->is_num)
 		return;
-	target = (shared_ns - read_ns) * ghz + zero->num;
-	if (target <= 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "filemap_lookup, page_mkwrite and file_set_pte left at the base's: fault_shared_file %.4g ns "
-			 "less fault_read %.4g ns, plus set_pte_zero (%g cycles), is not above 0",
-			 shared_ns, read_ns, zero->num);
-		return;
-	}
+	snprintf(skipped, sizeof(skipped),
+		 "filemap_lookup, page_mkwrite and file_set_pte left at the base's: fault_shared_file %.4g ns less "
+		 "fault_read %.4g ns, plus set_pte_zero (%g cycles), is not above 0",
+		 shared_ns, read_ns, zero->num);
 	snprintf(how, sizeof(how),
 		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: fault_shared_file %.4g ns "
 		 "less fault_read %.4g ns at %.3g GHz, plus set_pte_zero (%g cycles), is filemap_lookup + "
 		 "page_mkwrite + file_set_pte",
 		 machine_path, shared_ns, read_ns, ghz, zero->num);
-	calib_scale_group(cm, group, 3, target, how);
+	calib_scale_group(cm, group, 3, (shared_ns - read_ns) * ghz + zero->num, how, skipped);
 }
 
 /* @en = @target cycles, measured as @note says; when @target is not above 0, left at the base's and
@@ -393,27 +392,23 @@ static void calib_shmem_group(struct calib_model *cm, const char *machine_path, 
 	struct prof_entry *lookup = profile_find(&cm->kprof, "costs", "filemap_lookup"),
 			  *file_pte = profile_find(&cm->kprof, "costs", "file_set_pte"),
 			  *anon_pte = profile_find(&cm->kprof, "costs", "set_pte_rmap");
-	double rest, target;
-	char how[480];
+	double rest;
+	char how[480], skipped[300];
 
 	if (!lookup || !file_pte || !anon_pte || !lookup->is_num || !file_pte->is_num || !anon_pte->is_num)
 		return;
 	rest = lookup->num + file_pte->num - anon_pte->num;
-	target = extra_ns * ghz - rest;
-	if (target <= 0) {
-		snprintf(cm->meas_skipped[cm->nmeas_skipped++], sizeof(cm->meas_skipped[0]),
-			 "vm_acct_page, page_cache_insert, shmem_inode_acct and shmem_dirty left at the base's: "
-			 "shmem_write_less_anon %.4g ns (%.4g cycles at %.3g GHz) is not more than filemap_lookup + "
-			 "file_set_pte - set_pte_rmap (%g cycles)",
-			 extra_ns, extra_ns * ghz, ghz, rest);
-		return;
-	}
+	snprintf(skipped, sizeof(skipped),
+		 "vm_acct_page, page_cache_insert, shmem_inode_acct and shmem_dirty left at the base's: "
+		 "shmem_write_less_anon %.4g ns (%.4g cycles at %.3g GHz) is not more than filemap_lookup + "
+		 "file_set_pte - set_pte_rmap (%g cycles)",
+		 extra_ns, extra_ns * ghz, ghz, rest);
 	snprintf(how, sizeof(how),
 		 "# [measured] by calibrate/mmsim-measure, from the hardware profile %s: shmem_write_less_anon "
 		 "%.4g ns at %.3g GHz, less filemap_lookup + file_set_pte - set_pte_rmap (%g cycles), is "
 		 "vm_acct_page + page_cache_insert + shmem_inode_acct + shmem_dirty",
 		 machine_path, extra_ns, ghz, rest);
-	calib_scale_group(cm, group, 4, target, how);
+	calib_scale_group(cm, group, 4, extra_ns * ghz - rest, how, skipped);
 }
 
 /*
