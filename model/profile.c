@@ -561,13 +561,13 @@ static int64_t ns_to_ps(double ns)
 }
 
 /* Keys a hardware profile may hold, per section; anything else is a typo. */
-static const char *const hw_keys[][12] = {
+static const char *const hw_keys[][13] = {
     {"machine", "name", "description", "topology", "package_hops", 0},
     {"latency", "self", "smt", "l3", "package", "remote", "remote_far", "memory_local", "memory_remote", "atomic", 0},
     {"coherence", "arbitration", "batch_limit", "home_snoop", "serve_ns", 0},
     {"bandwidth", "node_gbs", "task_gbs", 0},
     {"cpu", "smt_factor", "pause_ns", "wakeup_ns", "jitter", "op_jitter", "ipi_ns", "wake_step_ns", "sched_out_ns",
-     "sched_in_ns", "corun_factor", 0},
+     "sched_in_ns", "corun_factor", "cost_scale", 0},
     {"cache", "llc_mib", 0},
 };
 
@@ -663,6 +663,9 @@ static const struct hw_num {
     /* optional: work stretches by this with every other CPU busy, in proportion to how many are;
      * 1, not modelled, unless set (mmsim calibrate measures it: a guest's vCPUs share a host) */
     {"cpu", "corun_factor", HK_REAL, 1, 4, 0, 1, 1, offsetof(struct hw_profile, corun_factor)},
+    /* optional: the cycles a step of the scenarios' private work ([costs]) takes on this machine per
+     * cycle the kernel profile gives it; 1 (as written) unless set */
+    {"cpu", "cost_scale", HK_REAL, 0.1, 10, 0, 1, 1, offsetof(struct hw_profile, cost_scale)},
     {"cpu", "pause_ns", HK_NS, 0.001, 1e5, 1, 0, 0, offsetof(struct hw_profile, pause_ps)},
     {"cpu", "wakeup_ns", HK_NS, 0.001, 1e8, 1, 0, 0, offsetof(struct hw_profile, wakeup_ps)},
     {"cpu", "jitter", HK_REAL, 0, 0.5, 1, 0, 0, offsetof(struct hw_profile, jitter)},

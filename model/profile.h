@@ -97,6 +97,7 @@ struct hw_profile {
 	double freq_ghz[HW_MAX_FREQ]; /* frequency when that many cores (or fewer) are active */
 	double smt_factor;	      /* work stretches by this when the sibling thread is busy */
 	double corun_factor;	      /* work stretches by this when every other CPU is busy (1: not modelled) */
+	double cost_scale;	      /* cycles here per cycle of the kernel profile's [costs] (1: as written) */
 	int64_t pause_ps;	      /* cpu_relax(): reaction delay of a spinner after an invalidation */
 	int64_t wakeup_ps;	      /* from wake_up_process() to the woken task running */
 	int64_t ipi_ps;		      /* IPI round trip: send, remote handler entry, acknowledgement */

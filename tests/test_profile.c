@@ -441,7 +441,7 @@ static const struct bad bad_cases[] = {
      "remote remote_far memory_local memory_remote atomic) (did you mean 'l3'?)"},
     {"unknown key in [cpu]", ST_HW, hw_base, "pause_ns = 20\n", "pause = 20\n", MM_EPARSE, "t.conf:26:1: ",
      "[cpu] key 'pause' is not a key of a machine profile's [cpu] (expected one of: smt_factor pause_ns "
-     "wakeup_ns jitter op_jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns corun_factor) (did you mean "
+     "wakeup_ns jitter op_jitter ipi_ns wake_step_ns sched_out_ns sched_in_ns corun_factor cost_scale) (did you mean "
      "'pause_ns'?)"},
     /* non-numeric */
     {"word", ST_HW, hw_base, "smt = 8\n", "smt = fast\n", MM_EPARSE,
@@ -487,6 +487,8 @@ static const struct bad bad_cases[] = {
      "t.conf:28: ", "[cpu] jitter = 0.9 is impossible (expected 0 to 0.5)"},
     {"op_jitter too large", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\nop_jitter = 0.6\n", MM_ERANGE,
      "t.conf:29: ", "[cpu] op_jitter = 0.6 is impossible (expected 0 to 0.5)"},
+    {"cost_scale zero", ST_HW, hw_base, "jitter = 0.02\n", "jitter = 0.02\ncost_scale = 0\n", MM_ERANGE,
+     "t.conf:29: ", "[cpu] cost_scale = 0 is impossible (expected 0.1 to 10)"},
     {"smt factor", ST_HW, hw_base, "smt_factor = 1.5\n", "smt_factor = 0.5\n", MM_ERANGE,
      "t.conf:25: ", "[cpu] smt_factor = 0.5 is impossible (expected 1 to 4)"},
     {"batch limit", ST_HW, hw_base, "batch_limit = 8\n", "batch_limit = 0\n", MM_ERANGE,

@@ -1009,6 +1009,35 @@ static void an_operation_varies_as_a_whole(void **state)
 	}
 }
 
+/* [cpu] cost_scale: every cycle of the kernel profile's [costs] takes that many here; a step
+ * given in ns stays as written.  work = 1000 cycles at 1 GHz. */
+static void cost_scale_stretches_the_profile_cycles_only(void **state)
+{
+	static const char scn[] = "scenario cs\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
+				  "  f compute work\n  g compute 100ns\n  f atomic p\n";
+	const double scale[] = {1, 2.5};
+	char hw[1024], k[512];
+	struct tworld w;
+	struct sim_result r;
+
+	(void)state;
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	for (int i = 0; i < 2; i++) {
+		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+		if (scale[i] != 1)
+			snprintf(hw + strlen(hw), sizeof(hw) - strlen(hw), "cost_scale = %g\n", scale[i]);
+		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
+		assert_float_equal(w.hw.cost_scale, scale[i], 0);
+		struct sim_config c = t_cfg(&w, 1);
+
+		c.ops_per_task = 10;
+		t_run(&c, &r);
+		/* 10 x (1000 cycles x scale at 1 GHz + 100 ns); the private line is a hit (1 ps) */
+		assert_float_equal(r.makespan_s, 10 * (scale[i] * 1e-6 + 100e-9), 1e-10);
+		t_world_free(&w);
+	}
+}
+
 static void unit_pages_of_a_count_every(void **state)
 {
 	struct tworld w;
@@ -1038,6 +1067,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stores_are_posted_but_atomics_wait),
+	    cmocka_unit_test(cost_scale_stretches_the_profile_cycles_only),
 	    cmocka_unit_test(the_home_answers_a_batch_of_loads_one_at_a_time),
 	    cmocka_unit_test(fixed_work_makespan_and_idle_floor),
 	    cmocka_unit_test(cold_lines_cost_dram_latency_beyond_the_llc),
