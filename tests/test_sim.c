@@ -977,21 +977,29 @@ static void a_step_of_no_cost_is_no_step(void **state)
  * (above 1 us, at most 1.2 us with op_jitter 0.2; exactly 1 us without), and one task's 10000
  * operations take 10 ms on average, the factor's mean being 1 (1/sqrt(3 x 10000) of 0.2: 0.1%).
  */
+/* Two cores, 10 ns between them, a 1 GHz clock, no jitter, and @cpu_extra (lines of [cpu], or
+ * ""), under a 6.x kernel whose [costs] work = 1000 cycles. */
+static void two_core_world(struct tworld *w, const char *scn, const char *cpu_extra)
+{
+	char hw[1024], k[512];
+
+	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
+	t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
+	assert_true(strlen(hw) + strlen(cpu_extra) < sizeof(hw));
+	strcat(hw, cpu_extra);
+	t_world(w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
+}
+
 static void an_operation_varies_as_a_whole(void **state)
 {
 	static const char scn[] = "scenario oj\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
 				  "  repeat 10\n    f compute 100ns\n  end\n  f atomic p\n";
-	char hw[1024], k[512];
 	struct tworld w;
 	struct sim_result r;
 
 	(void)state;
-	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
 	for (int on = 0; on < 2; on++) {
-		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
-		if (on)
-			strcat(hw, "op_jitter = 0.2\n");
-		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
+		two_core_world(&w, scn, on ? "op_jitter = 0.2\n" : "");
 		struct sim_config c = t_cfg(&w, 2);
 
 		c.mode = SC_PROCESSES;
@@ -1016,17 +1024,12 @@ static void cost_scale_stretches_the_profile_cycles_only(void **state)
 	static const char scn[] = "scenario cs\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
 				  "  f compute work\n  g compute 100ns\n  f atomic p\n";
 	const double scale[] = {1, 2.5};
-	char hw[1024], k[512];
 	struct tworld w;
 	struct sim_result r;
 
 	(void)state;
-	t_kernel_text(k, sizeof(k), "qspinlock", "6.x");
 	for (int i = 0; i < 2; i++) {
-		t_hw_text(hw, sizeof(hw), 0.001, 10, 10, 10, 10, 0, "fifo", 8, 0);
-		if (scale[i] != 1)
-			snprintf(hw + strlen(hw), sizeof(hw) - strlen(hw), "cost_scale = %g\n", scale[i]);
-		t_world(&w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
+		two_core_world(&w, scn, i ? "cost_scale = 2.5\n" : "");
 		assert_float_equal(w.hw.cost_scale, scale[i], 0);
 		struct sim_config c = t_cfg(&w, 1);
 
