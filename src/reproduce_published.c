@@ -67,6 +67,16 @@ struct pjob {
 	struct sim_result res;
 	int ncpus;
 	char fitted_rows[1024]; /* row ids named by [fitted] entries of its profiles, space-separated */
+	/* its profiles' [fitted] entries, a line each: "machine|kernel NAME\t[SECTION] KEY = VALUE\tROWS" */
+	char fitted_desc[1024];
+};
+
+/* A [fitted] number the figures rest on: the entry, the rows its provenance names (every figure
+ * leaves them out), and the profiles that hold it. */
+struct pfitted {
+	char what[160];
+	char rows[256];
+	char where[256];
 };
 
 /* ---- reading the CSVs ------------------------------------------------------------------------ */
@@ -293,18 +303,80 @@ static int parse_points(const char *text, const char *where, struct pcurve *c, i
 
 /* ---- simulating ------------------------------------------------------------------------------ */
 
-/* Row ids that a [fitted] entry of @p names in its provenance, appended to @out. */
-static void fitted_rows(const struct profile *p, const struct pcurve *c, int nc, char *out, size_t cap)
+static int id_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+	       ch == '_';
+}
+
+/* Whether @text names the row id @id as a whole word (PVL-ICX-pft-t1 is not named by a text that
+ * says only PVL-ICX-pft-t12). */
+static int names_row(const char *text, const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!n)
+		return 0;
+	for (const char *at = strstr(text, id); at; at = strstr(at + 1, id))
+		if ((at == text || !id_char(at[-1])) && !id_char(at[n]))
+			return 1;
+	return 0;
+}
+
+/* Row ids that a [fitted] entry of @p names in its provenance, appended to @out; and the entries, a
+ * line each, to @desc (@kind: "machine" or "kernel"). */
+static void fitted_rows(const struct profile *p, const char *kind, const struct pcurve *c, int nc, char *out,
+			size_t cap, char *desc, size_t dcap)
 {
 	for (int e = 0; e < p->nentries; e++) {
+		char rows[256] = "";
+
 		if (p->e[e].tag != PROF_FITTED)
 			continue;
 		for (int i = 0; i < nc; i++)
 			for (int j = 0; j < c[i].n; j++)
-				if (strstr(p->e[e].note, c[i].row[j]) && strlen(out) + strlen(c[i].row[j]) + 2 < cap) {
-					strcat(out, " ");
-					strcat(out, c[i].row[j]);
+				if (names_row(p->e[e].note, c[i].row[j]) && !names_row(rows, c[i].row[j]) &&
+				    strlen(rows) + strlen(c[i].row[j]) + 2 < sizeof(rows)) {
+					if (rows[0])
+						strcat(rows, " ");
+					strcat(rows, c[i].row[j]);
+					if (strlen(out) + strlen(c[i].row[j]) + 2 < cap) {
+						strcat(out, " ");
+						strcat(out, c[i].row[j]);
+					}
 				}
+		snprintf(desc + strlen(desc), dcap - strlen(desc), "%s %s\t[%s] %s = %s\t%s\n", kind, p->name,
+			 p->e[e].section, p->e[e].key, p->e[e].value, rows);
+	}
+}
+
+/* Merge a job's fitted entries (@desc) into @f (@nf of them, at most @cap). */
+static void fitted_merge(const char *desc, struct pfitted *f, int *nf, int cap)
+{
+	char line[640];
+
+	for (const char *cur = desc; repro_next_line(&cur, line, sizeof(line));) {
+		char *what = strchr(line, '\t'), *rows = what ? strchr(what + 1, '\t') : NULL;
+		int i;
+
+		if (!rows)
+			continue;
+		*what++ = 0;
+		*rows++ = 0;
+		for (i = 0; i < *nf; i++)
+			if (!strcmp(f[i].what, what) && !strcmp(f[i].rows, rows))
+				break;
+		if (i == *nf) {
+			if (*nf == cap)
+				continue;
+			memset(&f[i], 0, sizeof(f[i]));
+			snprintf(f[i].what, sizeof(f[i].what), "%s", what);
+			snprintf(f[i].rows, sizeof(f[i].rows), "%s", rows);
+			(*nf)++;
+		}
+		if (!strstr(f[i].where, line) && strlen(f[i].where) + strlen(line) + 3 < sizeof(f[i].where))
+			snprintf(f[i].where + strlen(f[i].where), sizeof(f[i].where) - strlen(f[i].where), "%s%s",
+				 f[i].where[0] ? ", " : "", line);
 	}
 }
 
@@ -325,8 +397,10 @@ static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct
 	j->ncpus = m.topo.ncpus;
 	if ((rc = profile_load(&kp, "kernels", j->kernel, err)))
 		goto out_m;
-	fitted_rows(&m.prof, c, nc, j->fitted_rows, sizeof(j->fitted_rows));
-	fitted_rows(&kp, c, nc, j->fitted_rows, sizeof(j->fitted_rows));
+	fitted_rows(&m.prof, "machine", c, nc, j->fitted_rows, sizeof(j->fitted_rows), j->fitted_desc,
+		    sizeof(j->fitted_desc));
+	fitted_rows(&kp, "kernel", c, nc, j->fitted_rows, sizeof(j->fitted_rows), j->fitted_desc,
+		    sizeof(j->fitted_desc));
 	if ((rc = kernel_profile_derive(&k, &kp, err)))
 		goto out_k;
 	if ((rc = scenario_load(&sc, j->scenario, &v, err)))
@@ -684,7 +758,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 		for (int p = 0; p < c[i].n; p++) {
 			const struct pjob *j = &jobs[c[i].job[p]];
 
-			c[i].fitted[p] = strstr(j->fitted_rows, c[i].row[p]) != NULL;
+			c[i].fitted[p] = names_row(j->fitted_rows, c[i].row[p]);
 		}
 	}
 	for (int i = 0; i < nc; i++)
@@ -823,6 +897,26 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 			else
 				printf("  %-26s %2d values: %s\n", c[i].id, c[i].n, c[i].skip);
 		}
+
+	/* the fitted numbers, each once */
+	{
+		struct pfitted fit[16];
+		int nfit = 0;
+
+		for (int j = 0; j < nj; j++)
+			fitted_merge(jobs[j].fitted_desc, fit, &nfit, 16);
+		if (!csv)
+			printf("\nfitted numbers (every figure leaves out the rows each was fitted on):\n");
+		for (int i = 0; i < nfit; i++)
+			if (csv)
+				printf("fitted,\"%s\",\"%s\",,,,,,,\"%s\",,,,,,,\n", fit[i].where, fit[i].rows,
+				       fit[i].what);
+			else
+				printf("  %-32s %s; rows: %s\n", fit[i].what, fit[i].where,
+				       fit[i].rows[0] ? fit[i].rows : "none of the suite's");
+		if (!csv && !nfit)
+			printf("  none\n");
+	}
 
 	/* the bars */
 	{

@@ -69,6 +69,27 @@ out=$("$mmsim" reproduce published --measured-dir "$tmp" --plot "$tmp/curves.csv
 printf '%s\n' "$out" | grep -q "curves.csv: not a directory" && echo "ok:   --plot FILE refused" ||
 	{ echo "FAIL: --plot FILE: '$out'"; fail=1; }
 
+# a [fitted] entry of a machine file that names row S-t16: that row (and not S-t1, whose id begins
+# it) is marked fitted and left out, and the entry is listed once with its row
+awk '{ print } /^\[cpu\]/ { print "# [fitted] a test: fitted to S-t16"; print "cost_scale = 1.5" }' \
+	"$src/data/machines/generic.conf" > "$tmp/fit.conf"
+mkdir -p "$tmp/fit"
+{ echo "curve,rows,variant,metric,machine,kernel,scenario,mode,placement,predict,scale,before,skip"
+  echo "f,S-t,before,total ops,$tmp/fit.conf,linux-6.6,page_fault4_mmap_lock,threads,wis,ops,1,,"; } > "$tmp/fit/curves.csv"
+for t in 1 16; do echo "S-t$t $t before 1"; done | mk_points > "$tmp/fit/points.csv"
+out=$("$mmsim" reproduce published --measured-dir "$tmp/fit" --format csv --events 20000 2>/dev/null) ||
+	{ echo "FAIL: the suite with a fitted number does not run"; fail=1; }
+printf '%s\n' "$out" | awk -F, '
+	$1 == "point" { fit[$3] = $17 }
+	$1 == "fitted" { n++; rows = $3; what = $10 }
+	END {
+		ok = fit["S-t16"] == 1 && fit["S-t1"] == 0 && n == 1 && rows == "\"S-t16\"" &&
+		     what == "\"[cpu] cost_scale = 1.5\""
+		printf "%s a fitted number: S-t16 fitted %s, S-t1 %s, %d fitted row(s), rows %s, %s\n",
+		       ok ? "ok:  " : "FAIL:", fit["S-t16"], fit["S-t1"], n, rows, what
+		exit !ok
+	}' || fail=1
+
 # malformed suites: the message names the file and line
 expect_err() { # what, pattern
 	if out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 2>&1); then
