@@ -689,6 +689,23 @@ static void layout_texts(char *hw, size_t nhw, char *k, size_t nk, int ra, int w
 		 ra, whole);
 }
 
+/* The head of a layout test's scenario: the [batch] names it takes, then a step before the faults. */
+#define LAYOUT_SCN_HEAD                                                                                       \
+	"scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages folio_max_order " \
+	"map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+
+/* @ops operations of one task in @w, each step's visits counted into @steps (@n of them). */
+static void layout_run(struct tworld *w, int64_t ops, struct sim_step_stats *steps, size_t n)
+{
+	struct sim_result r;
+	struct sim_config c = t_cfg(w, 1);
+
+	c.ops_per_task = ops;
+	c.steps = steps;
+	memset(steps, 0, n * sizeof(*steps));
+	t_run(&c, &r);
+}
+
 /*
  * A folio layout's 'every' (README "Large folios"): over a 128 MiB file whose page cache readahead
  * filled in rounds of ra_pages, the folios are those the kernel made (6.18 ext4, traced with
@@ -731,14 +748,11 @@ static void layout_every_fires_once_per_unit(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char hw[1024], k[512], base[1024], scn[1200];
 		struct tworld w;
-		struct sim_result r;
 		struct sim_step_stats steps[24];
-		struct sim_config c;
 
 		layout_texts(hw, sizeof(hw), k, sizeof(k), cases[i].ra, cases[i].whole);
 		snprintf(base, sizeof(base),
-			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
-			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+			 LAYOUT_SCN_HEAD
 			 "  every %s_pte\n    g compute 1ns\n    repeat unit_others\n      h compute 1ns\n    end\n"
 			 "    repeat unit_folios\n      s compute 1ns\n    end\n"
 			 "    repeat unit_folio_pages\n      t compute 1ns\n    end\n  end\n  every %s_pmd\n"
@@ -766,22 +780,14 @@ static void layout_every_fires_once_per_unit(void **state)
 		assert_float_equal(w.prog.visits[17], cases[i].pmd_units, 1e-12); /* repeat LAYOUT.units */
 		assert_float_equal(w.prog.visits[20], cases[i].folios, 1e-12);	  /* repeat LAYOUT.folios */
 		/* the interpreter, two operations: the repeats run their counts each time */
-		c = t_cfg(&w, 1);
-		c.ops_per_task = 2;
-		c.steps = steps;
-		memset(steps, 0, sizeof(steps));
-		t_run(&c, &r);
+		layout_run(&w, 2, steps, 24);
 		assert_float_equal(steps[17].visits, 2.0 * cases[i].pmd_units, 0);
 		assert_float_equal(steps[20].visits, 2.0 * cases[i].folios, 0);
 		t_world_free(&w);
 		/* and two passes (65536 operations) without those repeats, the steps before keeping their
 		 * places: each unit's fault twice */
 		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, base);
-		c = t_cfg(&w, 1);
-		c.ops_per_task = 2 * 32768;
-		c.steps = steps;
-		memset(steps, 0, sizeof(steps));
-		t_run(&c, &r);
+		layout_run(&w, 2 * 32768, steps, 24);
 		assert_float_equal(steps[2].visits, 2.0 * cases[i].units, 0);
 		assert_float_equal(steps[4].visits, 2.0 * (cases[i].pages - cases[i].units), 0);
 		assert_float_equal(steps[7].visits, 2.0 * cases[i].unit_folios, 0);
@@ -815,24 +821,17 @@ static void layout_large_folio_units(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char hw[1024], k[512], scn[600];
 		struct tworld w;
-		struct sim_result r;
 		struct sim_step_stats steps[8];
-		struct sim_config c;
 
 		layout_texts(hw, sizeof(hw), k, sizeof(k), cases[i].ra, cases[i].whole);
 		snprintf(scn, sizeof(scn),
-			 "scenario lay\nop \"x\"\n# pages_per_map ptes_per_table fault_around_pages ra_pages "
-			 "folio_max_order map_whole_folio\nvariant v kernel 9.9 \"t\"\nbegin\n  f compute 1ns\n"
+			 LAYOUT_SCN_HEAD
 			 "  every %s_pte\n    repeat unit_large_folio\n      x compute 1ns\n    end\n  end\n",
 			 cases[i].layout);
 		t_world(&w, "pack:1 numa:1 core:1 pu:1", hw, k, scn);
 		/* the estimate the counts check uses, and two passes of the interpreter */
 		assert_float_equal(w.prog.visits[3], cases[i].large / 32768.0, 1e-12);
-		c = t_cfg(&w, 1);
-		c.ops_per_task = 2 * 32768;
-		c.steps = steps;
-		memset(steps, 0, sizeof(steps));
-		t_run(&c, &r);
+		layout_run(&w, 2 * 32768, steps, 8);
 		assert_float_equal(steps[3].visits, 2.0 * cases[i].large, 0);
 		t_world_free(&w);
 	}
