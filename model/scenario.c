@@ -2307,7 +2307,7 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 					int64_t large = 0;
 
 					for (int j = 0; j < L->n; j++)
-						large += L->nfolios[j] == 1 && L->pages[j] > 1;
+						large += prog_unit_large(L, j);
 					in->mean = L->n ? (double)large / L->n : 0;
 				} else if (in->unit_pages >= 3) {
 					/* a folio that is several units (a page or a window a fault) counts in each */

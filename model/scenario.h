@@ -204,6 +204,13 @@ struct prog_layout {
 	int64_t folios;	  /* the folios of the pass whose pages are in this class */
 };
 
+/* Whether unit @j of @L is a run of two or more pages of one folio ('repeat unit_large_folio'):
+ * the compiled estimate and the interpreter both ask this. */
+static inline int prog_unit_large(const struct prog_layout *L, int j)
+{
+	return L->nfolios[j] == 1 && L->pages[j] > 1;
+}
+
 #define PROG_MAX_LAYOUTS 4
 
 struct program {

@@ -363,7 +363,7 @@ static int flow(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 				t->unit = L->pages[j];
 				t->unit_folios = L->nfolios[j];
 				t->unit_fpages = L->fpages[j];
-				t->unit_large = L->nfolios[j] == 1 && L->pages[j] > 1;
+				t->unit_large = prog_unit_large(L, j);
 				t->lay_at[t->pc] = j + 1 == L->n ? 0 : j + 1;
 				t->pc++;
 			} else {
