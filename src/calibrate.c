@@ -560,12 +560,12 @@ int calib_measured_costs(struct calib_model *cm, const char *machine_path, doubl
 				    lf_name[b], lf[b]);
 			continue;
 		}
-		if (i == 3)
-			read_u = folio;
 		if (lf_split[i].folio_key)
 			fig_add(m, &nm, lf_split[i].folio_key, folio,
 				"per folio, from %s: %s %.4g ns and %s %.4g ns per page", lf_split[i].what, lf_name[a],
 				lf[a], lf_name[b], lf[b]);
+		else
+			read_u = folio; /* the read pass's per-fault part: calib_large_folio_fault below */
 		fig_add(m, &nm, lf_split[i].page_key, page, "per page, from %s: %s %.4g ns and %s %.4g ns per page",
 			lf_split[i].what, lf_name[a], lf[a], lf_name[b], lf[b]);
 	}
