@@ -66,8 +66,8 @@ struct pjob {
 	struct mm_error err;
 	struct sim_result res;
 	int ncpus;
-	char fitted_rows[1024]; /* row ids named by [fitted] entries of its profiles, space-separated */
-	/* its profiles' [fitted] entries, a line each: "machine|kernel NAME\t[SECTION] KEY = VALUE\tROWS" */
+	/* its profiles' [fitted] entries, a line each: "machine|kernel NAME\t[SECTION] KEY = VALUE\tROWS",
+	 * ROWS the row ids each names (space-separated), which every figure leaves out */
 	char fitted_desc[1024];
 };
 
@@ -323,10 +323,10 @@ static int names_row(const char *text, const char *id)
 	return 0;
 }
 
-/* Row ids that a [fitted] entry of @p names in its provenance, appended to @out; and the entries, a
- * line each, to @desc (@kind: "machine" or "kernel"). */
-static void fitted_rows(const struct profile *p, const char *kind, const struct pcurve *c, int nc, char *out,
-			size_t cap, char *desc, size_t dcap)
+/* The [fitted] entries of @p, a line each, with the row ids each names in its provenance, appended to
+ * @desc (@kind: "machine" or "kernel"). */
+static void fitted_entries(const struct profile *p, const char *kind, const struct pcurve *c, int nc, char *desc,
+			   size_t dcap)
 {
 	for (int e = 0; e < p->nentries; e++) {
 		char rows[256] = "";
@@ -340,10 +340,6 @@ static void fitted_rows(const struct profile *p, const char *kind, const struct 
 					if (rows[0])
 						strcat(rows, " ");
 					strcat(rows, c[i].row[j]);
-					if (strlen(out) + strlen(c[i].row[j]) + 2 < cap) {
-						strcat(out, " ");
-						strcat(out, c[i].row[j]);
-					}
 				}
 		snprintf(desc + strlen(desc), dcap - strlen(desc), "%s %s\t[%s] %s = %s\t%s\n", kind, p->name,
 			 p->e[e].section, p->e[e].key, p->e[e].value, rows);
@@ -397,10 +393,8 @@ static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct
 	j->ncpus = m.topo.ncpus;
 	if ((rc = profile_load(&kp, "kernels", j->kernel, err)))
 		goto out_m;
-	fitted_rows(&m.prof, "machine", c, nc, j->fitted_rows, sizeof(j->fitted_rows), j->fitted_desc,
-		    sizeof(j->fitted_desc));
-	fitted_rows(&kp, "kernel", c, nc, j->fitted_rows, sizeof(j->fitted_rows), j->fitted_desc,
-		    sizeof(j->fitted_desc));
+	fitted_entries(&m.prof, "machine", c, nc, j->fitted_desc, sizeof(j->fitted_desc));
+	fitted_entries(&kp, "kernel", c, nc, j->fitted_desc, sizeof(j->fitted_desc));
 	if ((rc = kernel_profile_derive(&k, &kp, err)))
 		goto out_k;
 	if ((rc = scenario_load(&sc, j->scenario, &v, err)))
@@ -758,7 +752,8 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 		for (int p = 0; p < c[i].n; p++) {
 			const struct pjob *j = &jobs[c[i].job[p]];
 
-			c[i].fitted[p] = names_row(j->fitted_rows, c[i].row[p]);
+			/* a row id is named only in the ROWS of a line: profile names and entries hold none */
+			c[i].fitted[p] = names_row(j->fitted_desc, c[i].row[p]);
 		}
 	}
 	for (int i = 0; i < nc; i++)
