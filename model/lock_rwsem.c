@@ -73,6 +73,7 @@ enum {
 	K_WAIT_LOCK_QUEUED,
 	K_RT_NULL_OWNER,
 	K_READER_OWNER_LOAD,
+	K_STALE_READER_OWNER,
 	K_NKEYS
 };
 
@@ -156,6 +157,13 @@ static const struct lk_key rwsem_keys[] = {
 			     "a reader taking the lock reads owner before it stores its own task there, to "
 			     "keep the RD_NONSPINNABLE bit (5.3 5cfd92e12e13, __rwsem_set_reader_owned; "
 			     "NONSPINNABLE from 5.11); 0: a plain store (4.20 925b9cd1b89a to 5.2)"},
+    [K_STALE_READER_OWNER] = {"stale_reader_owner", 0, 1, 1,
+			      "a reader's owner value (READER_OWNED | ANONYMOUSLY_OWNED, the bit renamed "
+			      "NONSPINNABLE in v8 11/19) stays after the readers leave, until a writer stores "
+			      "its own: while it is there no writer starts or goes on with an optimistic spin, "
+			      "even on a free lock (4.9 to 5.2, rwsem-xadd.c rwsem_can_spin_on_owner and "
+			      "rwsem_spin_on_owner through is_rwsem_owner_spinnable; v8 01/19 to 13/19); 0: a "
+			      "free lock is spinnable whoever held it last (3.16-4.8, and 5.3 7d43f1ce9dd0 on)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -164,10 +172,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2, 1}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2, 1, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
@@ -175,11 +183,14 @@ struct rwsem_state {
 	/* the behaviours, from the [rwsem] keys */
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
 	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
-	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner, reader_owner_load;
+	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner, reader_owner_load,
+	    stale_reader_owner;
 	sim_time_t handoff_ps;	     /* 0: no handoff */
 	int handoff;		     /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;	     /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
 	int rd_nonspinnable;	     /* RWSEM_RD_NONSPINNABLE (reader_spin_adaptive): readers do not spin */
+	int reader_marked;	     /* owner holds a reader's value: readers took the lock after the last
+				      * writer did (stale_reader_owner) */
 	struct lock_inst wl;	     /* wait_lock: the kernel's spinlock design on the owner line */
 	struct sim_lock_stats wl_st; /* its statistics (not reported) */
 	int wl_owner;		     /* the task that took it, -1: a check of mutual exclusion */
@@ -247,6 +258,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->wait_lock_queued = v[K_WAIT_LOCK_QUEUED] != 0;
 	r->rt_null_owner = (int)v[K_RT_NULL_OWNER];
 	r->reader_owner_load = v[K_READER_OWNER_LOAD] != 0;
+	r->stale_reader_owner = v[K_STALE_READER_OWNER] != 0;
 	r->wl_owner = r->wl_holder = -1;
 	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
 		const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
@@ -356,6 +368,22 @@ static void take_write(struct lock_inst *lk, int me)
 	lk->holder = me;
 	R(lk)->nonspinnable = 0;
 	R(lk)->rd_nonspinnable = 0;
+	R(lk)->reader_marked = 0;
+}
+
+/* A reader owns the lock (with the others): __rwsem_set_reader_owned's value goes into owner, and
+ * stays there after it leaves until a writer's replaces it. */
+static void take_read(struct lock_inst *lk)
+{
+	lk->nreaders++;
+	lk->version++;
+	R(lk)->reader_marked = 1;
+}
+
+/* stale_reader_owner: owner holds a reader's value, which is_rwsem_owner_spinnable() refuses */
+static int owner_unspinnable(const struct lock_inst *lk)
+{
+	return R(lk)->stale_reader_owner && R(lk)->reader_marked;
 }
 
 /* A writer owns the lock from the slow path: 5.3's rwsem_down_write_slowpath (with 5cfd92e12e13)
@@ -418,8 +446,7 @@ static void wake_up_q(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 
 static void grant_read(struct rt *s, struct rt_task *t, struct lock_inst *lk, int r, int n)
 {
-	lk->nreaders++;
-	lk->version++;
+	take_read(lk);
 	lk_state_of(s, r)->granted = 1;
 	lk_count_stat(lk, LKS_WAKE);
 	lk_count_stat(lk, LKS_READ_WAKE);
@@ -567,8 +594,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			if (rd && lk->holder < 0 && !lk->wq_len && !R(lk)->handoff) {
-				lk->nreaders++;
-				lk->version++;
+				take_read(lk);
 				st->phase = P_RD_OWNER;
 			} else if (!rd && lk->holder < 0 && !lk->nreaders && !R(lk)->handoff &&
 				   (!lk->wq_len || R(lk)->writer_fastpath_steal)) {
@@ -596,8 +622,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_RD_SLOW:
 			if (R(lk)->reader_steal && lk->holder < 0 && !R(lk)->handoff &&
 			    !(lk->nreaders > 0 && lk->wq_len)) {
-				lk->nreaders++; /* reader lock stealing */
-				lk->version++;
+				take_read(lk); /* reader lock stealing */
 				st->phase = P_RD_OWNER;
 			} else if (R(lk)->reader_spin && !R(lk)->rd_nonspinnable && lk->holder >= 0 &&
 				   rt_task_on_cpu(s, lk->holder)) {
@@ -621,10 +646,11 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				return LK_WAIT;
 			if (!lk->wq_len && (rd ? lk->holder < 0 : can_write(lk, me))) {
 				if (rd)
-					lk->nreaders++;
-				else
+					take_read(lk);
+				else {
 					take_write_slow(lk, st, me);
-				lk->version++;
+					lk->version++;
+				}
 				st->phase = P_TAKEN_WL;
 				break;
 			}
@@ -675,9 +701,10 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			st->phase = rd ? P_RD_OWNER : P_OWNER;
 			break;
 		case P_WR_SPIN_JOIN:
-			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE */
-			if (!(lk->holder >= 0 ? rt_task_on_cpu(s, lk->holder) : 1) || R(lk)->handoff ||
-			    R(lk)->nonspinnable) {
+			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE, nor
+			 * on a reader's owner value (stale_reader_owner) */
+			if (!(lk->holder >= 0 ? rt_task_on_cpu(s, lk->holder) : !owner_unspinnable(lk)) ||
+			    R(lk)->handoff || R(lk)->nonspinnable) {
 				st->phase = P_QUEUE;
 				break;
 			}
@@ -706,7 +733,10 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 		case P_WR_SPIN_COUNT:
 			if (!rt_access(s, t, cnt, COH_LOAD))
 				return LK_WAIT;
-			if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
+			if (lk->holder < 0 && owner_unspinnable(lk)) {
+				/* rwsem_spin_on_owner saw a reader's value in owner: stop */
+				st->phase = P_WR_LEAVE_QUEUE;
+			} else if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
 				st->phase = P_WR_STEAL;
 			} else if (lk->holder >= 0 && !R(lk)->handoff && rt_task_on_cpu(s, lk->holder)) {
 				/* rwsem_spin_on_owner: until the owner changes or goes off-CPU */
@@ -842,8 +872,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (!rt_access(s, t, cnt, COH_RMW))
 				return LK_WAIT;
 			if (lk->version == RT(st)->seen) {
-				lk->nreaders++;
-				lk->version++;
+				take_read(lk);
 				st->phase = P_RD_OWNER;
 				break;
 			}
@@ -883,6 +912,7 @@ static int release(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			if (st->what == LK_DOWNGRADE) { /* downgrade_write: writer -> one reader */
 				lk->holder = -1;
 				lk->nreaders++;
+				R(lk)->reader_marked = 1; /* __downgrade_write: rwsem_set_reader_owned */
 			} else if (st->mode == LM_READ) {
 				lk->nreaders--;
 			} else {

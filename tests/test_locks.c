@@ -889,8 +889,8 @@ static void rwsem_sleep_costs_schedule_on_the_cpu(void **state)
  * wake-up, so a woken w that retries finds x there and sleeps again.  The step of x's lock is
  * called "xl", w's "wl" (its stats in @wl_st, if not NULL).  @w_rt: w's role is real-time.
  */
-static void rw_gap_steps(const char *era, const char *keys, const char *xmode, int w_rt, struct sim_result *r,
-			 double *xl_on_ns, struct sim_step_stats *wl_st)
+static void rw_gap_steps(const char *era, const char *keys, const char *amode, const char *xmode, int w_rt,
+			 struct sim_result *r, double *xl_on_ns, struct sim_step_stats *wl_st)
 {
 	char scn[1024];
 	struct tworld w;
@@ -901,10 +901,10 @@ static void rw_gap_steps(const char *era, const char *keys, const char *xmode, i
 	    scn, sizeof(scn),
 	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
 	    "role a tasks 1\nrole w tasks 1%s\nrole x tasks 1\nbegin\n"
-	    "  as a\n    f lock L write\n    f compute 50000ns\n    f unlock L write\n  end\n"
+	    "  as a\n    f lock L %s\n    f compute 50000ns\n    f unlock L %s\n  end\n"
 	    "  as w\n    f compute 1000ns\n    wl lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
 	    "  as x\n    f compute 50800ns\n    xl lock L %s\n    f compute 5000ns\n    f unlock L %s\n  end\n",
-	    w_rt ? " rt" : "", xmode, xmode);
+	    w_rt ? " rt" : "", amode, amode, xmode, xmode);
 	memset(st, 0, sizeof(st));
 	rw_world(&w, era, keys, "pack:1 numa:1 core:8 pu:1", scn);
 	assert_true(w.prog.n < 64);
@@ -926,7 +926,7 @@ static void rw_gap_steps(const char *era, const char *keys, const char *xmode, i
 
 static void rw_gap_run(const char *era, const char *keys, const char *xmode, struct sim_result *r, double *xl_on_ns)
 {
-	rw_gap_steps(era, keys, xmode, 0, r, xl_on_ns, NULL);
+	rw_gap_steps(era, keys, "write", xmode, 0, r, xl_on_ns, NULL);
 }
 
 /*
@@ -1006,6 +1006,37 @@ static void rwsem_writer_fastpath_steal_by_hand(void **state)
 }
 
 /*
+ * stale_reader_owner, by hand, in the world above on 6.x with a a reader and x a writer, and no
+ * spinning on readers (writer_spin_on_readers = 0).  w finds a's read lock, queues and sleeps
+ * either way; a's up_read wakes it.  x's cmpxchg in the gap fails on the waiter (the 6.x fast path
+ * takes only a free lock with no waiters), so x enters the slow path with the lock free.  Without
+ * the key owner counts for nothing once a has gone: x spins, takes the free lock ahead of the woken
+ * w, whose retry finds x and sleeps again: x's wait is not slept, w's is (1 of 2), w sleeps twice.
+ * With it (4.9 to 5.2, v8 up to 13/19) owner still holds a's reader value: x may not spin, queues
+ * behind w and sleeps; w takes the lock and wakes x on leaving: both waits slept, once each.
+ * Sleeps and wake-ups are 2 each way.
+ */
+static void rwsem_stale_reader_owner_by_hand(void **state)
+{
+	struct sim_result on, off;
+	double on_ns, off_ns;
+
+	rw_gap_steps("6.x", "writer_spin_on_readers = 0\nstale_reader_owner = 1\n", "read", "write", 0, &on, &on_ns,
+		     NULL);
+	rw_gap_steps("6.x", "writer_spin_on_readers = 0\nstale_reader_owner = 0\n", "read", "write", 0, &off, &off_ns,
+		     NULL);
+	print_message("x's down_write on a CPU: %.0f ns with the key, %.0f ns without\n", on_ns, off_ns);
+	assert_int_equal(on.locks[0].contended, 2);
+	assert_int_equal(off.locks[0].contended, 2);
+	assert_int_equal(on.locks[0].waits_slept, 2);
+	assert_int_equal(off.locks[0].waits_slept, 1);
+	assert_int_equal(on.locks[0].sleeps, 2);
+	assert_int_equal(off.locks[0].sleeps, 2);
+	assert_int_equal(on.locks[0].wakeups, 2);
+	assert_int_equal(off.locks[0].wakeups, 2);
+}
+
+/*
  * writer_slowpath_steal, by hand, in the world above on the 3.x preset (3.9: no fast-path steal),
  * x a writer.  x's xadd in the gap fails on the waiter either way (both locks contended) and x
  * queues behind w: the xadd 35 (a's core wrote the line last), wait_lock's RMW and count's 6 + 6,
@@ -1063,7 +1094,7 @@ static void rwsem_handoff_writer_spins_by_hand(void **state)
 
 	for (int on = 0; on < 2; on++) {
 		snprintf(k, sizeof(k), keys, on);
-		rw_gap_steps("6.x", k, "write", 0, &r[on], &xl_ns[on], &wl[on]);
+		rw_gap_steps("6.x", k, "write", "write", 0, &r[on], &xl_ns[on], &wl[on]);
 		wl_us[on] = wl[on].task_ps / 1e6;
 		print_message("handoff_writer_spins = %d: w's down_write %.3f us, asleep %.3f us; spins %llu\n", on,
 			      wl_us[on], wl[on].sleep_ps / 1e6, (unsigned long long)r[on].locks[0].spins);
@@ -1111,7 +1142,7 @@ static void rwsem_handoff_ms_by_hand(void **state)
 		snprintf(k, sizeof(k),
 			 "writer_spin = 0\nwriter_fastpath_steal = 1\nhandoff_writer_spins = 1\nhandoff_ms = %s\n",
 			 cases[i].ms);
-		rw_gap_steps("6.x", k, "write", cases[i].rt, &r, &xl_ns, NULL);
+		rw_gap_steps("6.x", k, "write", "write", cases[i].rt, &r, &xl_ns, NULL);
 		print_message("w%s, handoff_ms = %s: %llu handoffs, %llu sleeps, %llu spins\n",
 			      cases[i].rt ? " rt" : "", cases[i].ms, (unsigned long long)r.locks[0].handoffs,
 			      (unsigned long long)r.locks[0].sleeps, (unsigned long long)r.locks[0].spins);
@@ -1296,6 +1327,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_writer_wake_grant_by_hand),
 	    cmocka_unit_test(rwsem_writer_fastpath_steal_by_hand),
 	    cmocka_unit_test(rwsem_writer_slowpath_steal_by_hand),
+	    cmocka_unit_test(rwsem_stale_reader_owner_by_hand),
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
 	    cmocka_unit_test(rwsem_handoff_ms_by_hand),
 	    cmocka_unit_test(rwsem_rt_null_owner_by_hand),
