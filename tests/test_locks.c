@@ -880,8 +880,8 @@ static void rwsem_sleep_costs_schedule_on_the_cpu(void **state)
 }
 
 /*
- * The world of the writer_wake_grant and writer_fastpath_steal answers: writer a holds the lock
- * 50 us from time 0; writer w queues at 1 us and sleeps (no spinning: the 3.x preset, or
+ * The world of the writer_wake_grant and writer_fastpath_steal answers: a holds the lock 50 us
+ * from time 0, as a writer (or a reader: @amode); writer w queues at 1 us and sleeps (no spinning: the 3.x preset, or
  * writer_spin = 0); a's release (a little after 50 us) wakes w, whose wake-up takes 0.75 to
  * 1.25 us.  A third task x, a writer or a reader (@xmode), comes at 50.8 us, in that gap and
  * after the waker has dropped wait_lock (in 3.x it pays wake_step_ns, 300 ns, for the wake-up
@@ -1006,8 +1006,8 @@ static void rwsem_writer_fastpath_steal_by_hand(void **state)
 }
 
 /*
- * stale_reader_owner, by hand, in the world above on 6.x with a a reader and x a writer, and no
- * spinning on readers (writer_spin_on_readers = 0).  w finds a's read lock, queues and sleeps
+ * stale_reader_owner, by hand, in the world above on 6.x, a holding the lock for reading, x a
+ * writer, and no spinning on readers (writer_spin_on_readers = 0).  w finds a's read lock, queues and sleeps
  * either way; a's up_read wakes it.  x's cmpxchg in the gap fails on the waiter (the 6.x fast path
  * takes only a free lock with no waiters), so x enters the slow path with the lock free.  Without
  * the key owner counts for nothing once a has gone: x spins, takes the free lock ahead of the woken
