@@ -964,18 +964,6 @@ static void a_step_of_no_cost_is_no_step(void **state)
 	t_world_free(&b);
 }
 
-/*
- * Inside 'every N', 'repeat unit_pages' runs N times and 'repeat unit_others' N - 1 (the 4 KiB
- * page_fault4's fault-around window: the pages mapped beside the faulting one), known at compile
- * time: per operation g is visited (N - 1) / N times, h N / N; and a run of 4000 operations of
- * one task takes 4000 x 100 ns + 1000 x (3 x 10 + 4 x 1) ns.
- */
-/*
- * [cpu] op_jitter: one factor, uniform in 1 +- op_jitter, for every compute step of an operation.
- * Ten 100 ns steps: two tasks doing one operation each end at 1 us x the larger of their factors
- * (above 1 us, at most 1.2 us with op_jitter 0.2; exactly 1 us without), and one task's 10000
- * operations take 10 ms on average, the factor's mean being 1 (1/sqrt(3 x 10000) of 0.2: 0.1%).
- */
 /* Two cores, 10 ns between them, a 1 GHz clock, no jitter, and @cpu_extra (lines of [cpu], or
  * ""), under a 6.x kernel whose [costs] work = 1000 cycles. */
 static void two_core_world(struct tworld *w, const char *scn, const char *cpu_extra)
@@ -989,6 +977,12 @@ static void two_core_world(struct tworld *w, const char *scn, const char *cpu_ex
 	t_world(w, "pack:1 numa:1 core:2 pu:1", hw, k, scn);
 }
 
+/*
+ * [cpu] op_jitter: one factor, uniform in 1 +- op_jitter, for every compute step of an operation.
+ * Ten 100 ns steps: two tasks doing one operation each end at 1 us x the larger of their factors
+ * (above 1 us, at most 1.2 us with op_jitter 0.2; exactly 1 us without), and one task's 10000
+ * operations take 10 ms on average, the factor's mean being 1 (1/sqrt(3 x 10000) of 0.2: 0.1%).
+ */
 static void an_operation_varies_as_a_whole(void **state)
 {
 	static const char scn[] = "scenario oj\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
@@ -1040,6 +1034,12 @@ static void cost_scale_stretches_the_profile_cycles_only(void **state)
 	}
 }
 
+/*
+ * Inside 'every N', 'repeat unit_pages' runs N times and 'repeat unit_others' N - 1 (the 4 KiB
+ * page_fault4's fault-around window: the pages mapped beside the faulting one), known at compile
+ * time: per operation g is visited (N - 1) / N times, h N / N; and a run of 4000 operations of
+ * one task takes 4000 x 100 ns + 1000 x (3 x 10 + 4 x 1) ns.
+ */
 static void unit_pages_of_a_count_every(void **state)
 {
 	struct tworld w;
