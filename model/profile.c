@@ -663,8 +663,8 @@ static const struct hw_num {
     /* optional: work stretches by this with every other CPU busy, in proportion to how many are;
      * 1, not modelled, unless set (mmsim calibrate measures it: a guest's vCPUs share a host) */
     {"cpu", "corun_factor", HK_REAL, 1, 4, 0, 1, 1, offsetof(struct hw_profile, corun_factor)},
-    /* optional: the cycles a step of the scenarios' private work ([costs]) takes on this machine per
-     * cycle the kernel profile gives it; 1 (as written) unless set */
+    /* optional: the cycles a step of the scenarios' private work or an IPI handler ([costs]) takes
+     * on this machine per cycle the kernel profile gives it; 1 (as written) unless set */
     {"cpu", "cost_scale", HK_REAL, 0.1, 10, 0, 1, 1, offsetof(struct hw_profile, cost_scale)},
     {"cpu", "pause_ns", HK_NS, 0.001, 1e5, 1, 0, 0, offsetof(struct hw_profile, pause_ps)},
     {"cpu", "wakeup_ns", HK_NS, 0.001, 1e8, 1, 0, 0, offsetof(struct hw_profile, wakeup_ps)},

@@ -20,7 +20,7 @@ struct sim_task {
 	struct rt_task rt;
 	int pc;
 	int role;	     /* its role, prog->nrole for none (scenario_assign_roles) */
-	double ps_per_cycle; /* at the frequency of the busy cores, the sibling idle */
+	double ps_per_cycle; /* a [costs] cycle: at the busy cores' frequency, x cost_scale, the sibling idle */
 	int sibling;	     /* the task on the other hardware thread of its core, -1 */
 	int corun_others;    /* CPUs on the other cores (corun_stretch's denominator) */
 	int in_lock;

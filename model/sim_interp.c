@@ -239,9 +239,8 @@ static double corun_stretch(const struct sim *s, const struct sim_task *t)
 
 static int64_t compute_ps(struct sim *s, struct sim_task *t, const struct prog_insn *in)
 {
-	double ps = in->ns * 1000.0 +
-		    in->cycles * s->cfg->hw->cost_scale * t->ps_per_cycle * smt_stretch(s, t) * corun_stretch(s, t) +
-		    (double)t->debt;
+	double ps =
+	    in->ns * 1000.0 + in->cycles * t->ps_per_cycle * smt_stretch(s, t) * corun_stretch(s, t) + (double)t->debt;
 
 	t->debt = 0;
 	if (s->op_jitter > 0 && ps > 0) {

@@ -305,8 +305,10 @@ int sim_setup(struct sim *s)
 		t->fb_obj = -1;
 		for (int k = 0; k < SC_NSCOPES; k++)
 			t->scope_at[k] = scope_inst(s, (enum sc_scope)k, t);
-		/* a sibling hardware thread that executes stretches the work (smt_stretch) */
-		t->ps_per_cycle = 1000.0 / ghz;
+		/* a cycle of the kernel profile's [costs] (a compute step's or an IPI handler's) takes
+		 * cost_scale cycles of this machine; a sibling hardware thread that executes
+		 * stretches the work (smt_stretch) */
+		t->ps_per_cycle = 1000.0 / ghz * cfg->hw->cost_scale;
 		t->cold = cold_fraction(cfg->hw->llc_bytes, s->prog->footprint, l3_tasks[topo->cpu[cpus[i]].l3]);
 		t->sibling = -1;
 		for (int c = 0; c < topo->ncpus; c++)

@@ -1010,12 +1010,17 @@ static void an_operation_varies_as_a_whole(void **state)
 	}
 }
 
-/* [cpu] cost_scale: every cycle of the kernel profile's [costs] takes that many here; a step
- * given in ns stays as written.  work = 1000 cycles at 1 GHz. */
+/* [cpu] cost_scale: every cycle of the kernel profile's [costs] takes that many here, a compute
+ * step's and an IPI handler's alike; a step given in ns stays as written.  work = 1000 cycles at
+ * 1 GHz. */
 static void cost_scale_stretches_the_profile_cycles_only(void **state)
 {
 	static const char scn[] = "scenario cs\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
 				  "  f compute work\n  g compute 100ns\n  f atomic p\n";
+	/* each of two threads interrupts the other once an operation (the sender's own cost,
+	 * ipi_ns, 0 here); the handler's cycles are owed by the one interrupted */
+	static const char ipi[] = "scenario ci\nop \"x\"\nfield p scope task\nvariant v kernel 9.9 \"t\"\nbegin\n"
+				  "  f ipi work\n  g compute 100ns\n  f atomic p\n";
 	const double scale[] = {1, 2.5};
 	struct tworld w;
 	struct sim_result r;
@@ -1030,6 +1035,16 @@ static void cost_scale_stretches_the_profile_cycles_only(void **state)
 		t_run(&c, &r);
 		/* 10 x (1000 cycles x scale at 1 GHz + 100 ns); the private line is a hit (1 ps) */
 		assert_float_equal(r.makespan_s, 10 * (scale[i] * 1e-6 + 100e-9), 1e-10);
+		t_world_free(&w);
+
+		two_core_world(&w, ipi, i ? "cost_scale = 2.5\nipi_ns = 0\n" : "ipi_ns = 0\n");
+		c = t_cfg(&w, 2);
+		c.mode = SC_THREADS;
+		c.ops_per_task = 1000;
+		t_run(&c, &r);
+		/* 1000 x (100 ns + the other's handler, 1000 cycles x scale), give or take the one
+		 * handler of the first or last operation */
+		assert_float_equal(r.makespan_s, 1000 * (scale[i] * 1e-6 + 100e-9), 1.5 * (scale[i] * 1e-6 + 100e-9));
 		t_world_free(&w);
 	}
 }
