@@ -67,16 +67,15 @@ struct pjob {
 	struct sim_result res;
 	int ncpus;
 	/* its profiles' [fitted] entries, a line each: "machine|kernel NAME\t[SECTION] KEY = VALUE\tROWS",
-	 * ROWS the row ids each names (space-separated), which every figure leaves out */
-	char fitted_desc[1024];
+	 * ROWS the row ids each names (space-separated), which every figure leaves out; allocated, of
+	 * any length (a row left off would be counted in the figures) */
+	char *fitted_desc;
 };
 
 /* A [fitted] number the figures rest on: the entry, the rows its provenance names (every figure
  * leaves them out), and the profiles that hold it. */
 struct pfitted {
-	char what[160];
-	char rows[256];
-	char where[256];
+	char *what, *rows, *where; /* allocated */
 };
 
 /* ---- reading the CSVs ------------------------------------------------------------------------ */
@@ -323,57 +322,109 @@ static int names_row(const char *text, const char *id)
 	return 0;
 }
 
-/* The [fitted] entries of @p, a line each, with the row ids each names in its provenance, appended to
- * @desc (@kind: "machine" or "kernel"). */
-static void fitted_entries(const struct profile *p, const char *kind, const struct pcurve *c, int nc, char *desc,
-			   size_t dcap)
+/* Whether row @j of curve @i is also row @j2 < @j of curve @i2 <= @i (the curves of one benchmark
+ * share their row ids). */
+static int row_seen_before(const struct pcurve *c, int i, int j)
+{
+	for (int i2 = 0; i2 <= i; i2++)
+		for (int j2 = 0; j2 < (i2 < i ? c[i2].n : j); j2++)
+			if (!strcmp(c[i2].row[j2], c[i].row[j]))
+				return 1;
+	return 0;
+}
+
+/* The [fitted] entries of @p, a line each, with every row id each names in its provenance, written
+ * to @out (@kind: "machine" or "kernel"). */
+static void fitted_entries(const struct profile *p, const char *kind, const struct pcurve *c, int nc, FILE *out)
 {
 	for (int e = 0; e < p->nentries; e++) {
-		char rows[256] = "";
+		int first = 1;
 
 		if (p->e[e].tag != PROF_FITTED)
 			continue;
+		fprintf(out, "%s %s\t[%s] %s = %s\t", kind, p->name, p->e[e].section, p->e[e].key, p->e[e].value);
 		for (int i = 0; i < nc; i++)
 			for (int j = 0; j < c[i].n; j++)
-				if (names_row(p->e[e].note, c[i].row[j]) && !names_row(rows, c[i].row[j]) &&
-				    strlen(rows) + strlen(c[i].row[j]) + 2 < sizeof(rows)) {
-					if (rows[0])
-						strcat(rows, " ");
-					strcat(rows, c[i].row[j]);
+				if (names_row(p->e[e].note, c[i].row[j]) && !row_seen_before(c, i, j)) {
+					fprintf(out, "%s%s", first ? "" : " ", c[i].row[j]);
+					first = 0;
 				}
-		snprintf(desc + strlen(desc), dcap - strlen(desc), "%s %s\t[%s] %s = %s\t%s\n", kind, p->name,
-			 p->e[e].section, p->e[e].key, p->e[e].value, rows);
+		fputc('\n', out);
 	}
 }
 
-/* Merge a job's fitted entries (@desc) into @f (@nf of them, at most @cap). */
-static void fitted_merge(const char *desc, struct pfitted *f, int *nf, int cap)
+static void fitted_free(struct pfitted *f, int nf)
 {
-	char line[640];
+	for (int i = 0; i < nf; i++) {
+		free(f[i].what);
+		free(f[i].rows);
+		free(f[i].where);
+	}
+	free(f);
+}
 
-	for (const char *cur = desc; repro_next_line(&cur, line, sizeof(line));) {
-		char *what = strchr(line, '\t'), *rows = what ? strchr(what + 1, '\t') : NULL;
+/* Whether the ", "-separated list @list holds the @n characters at @item as one of its items. */
+static int list_has(const char *list, const char *item, size_t n)
+{
+	for (const char *at = list; *at;) {
+		const char *end = strstr(at, ", ");
+		size_t len = end ? (size_t)(end - at) : strlen(at);
+
+		if (len == n && !strncmp(at, item, n))
+			return 1;
+		if (!end)
+			break;
+		at = end + 2;
+	}
+	return 0;
+}
+
+/* Merge a job's fitted entries (@desc, NULL for none) into *@f (*@nf of them, grown as needed);
+ * MM_ENOMEM, or 0. */
+static int fitted_merge(const char *desc, struct pfitted **f, int *nf, struct mm_error *err)
+{
+	for (const char *line = desc; line && *line;) {
+		const char *end = strchr(line, '\n'),
+			   *what = memchr(line, '\t', end ? (size_t)(end - line) : strlen(line));
+		const char *rows =
+		    what ? memchr(what + 1, '\t', (size_t)((end ? end : what + strlen(what)) - what - 1)) : NULL;
+		size_t lend = end ? (size_t)(end - line) : strlen(line);
 		int i;
 
-		if (!rows)
-			continue;
-		*what++ = 0;
-		*rows++ = 0;
-		for (i = 0; i < *nf; i++)
-			if (!strcmp(f[i].what, what) && !strcmp(f[i].rows, rows))
-				break;
-		if (i == *nf) {
-			if (*nf == cap)
-				continue;
-			memset(&f[i], 0, sizeof(f[i]));
-			snprintf(f[i].what, sizeof(f[i].what), "%s", what);
-			snprintf(f[i].rows, sizeof(f[i].rows), "%s", rows);
-			(*nf)++;
+		if (rows) {
+			size_t nw = (size_t)(what - line), nwhat = (size_t)(rows - what - 1),
+			       nrows = lend - (size_t)(rows + 1 - line);
+
+			for (i = 0; i < *nf; i++)
+				if (strlen((*f)[i].what) == nwhat && !strncmp((*f)[i].what, what + 1, nwhat) &&
+				    strlen((*f)[i].rows) == nrows && !strncmp((*f)[i].rows, rows + 1, nrows))
+					break;
+			if (i == *nf) {
+				struct pfitted *g = realloc(*f, (size_t)(*nf + 1) * sizeof(**f));
+
+				if (!g)
+					return mm_fail(err, MM_ENOMEM, "out of memory");
+				*f = g;
+				g[i] = (struct pfitted){.what = strndup(what + 1, nwhat),
+							.rows = strndup(rows + 1, nrows),
+							.where = strdup("")};
+				(*nf)++;
+				if (!g[i].what || !g[i].rows || !g[i].where)
+					return mm_fail(err, MM_ENOMEM, "out of memory");
+			}
+			if (!list_has((*f)[i].where, line, nw)) {
+				size_t have = strlen((*f)[i].where);
+				char *w = realloc((*f)[i].where, have + nw + 3);
+
+				if (!w)
+					return mm_fail(err, MM_ENOMEM, "out of memory");
+				snprintf(w + have, nw + 3, "%s%.*s", have ? ", " : "", (int)nw, line);
+				(*f)[i].where = w;
+			}
 		}
-		if (!strstr(f[i].where, line) && strlen(f[i].where) + strlen(line) + 3 < sizeof(f[i].where))
-			snprintf(f[i].where + strlen(f[i].where), sizeof(f[i].where) - strlen(f[i].where), "%s%s",
-				 f[i].where[0] ? ", " : "", line);
+		line = end ? end + 1 : NULL;
 	}
+	return 0;
 }
 
 static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct pcurve *c, int nc)
@@ -393,8 +444,21 @@ static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct
 	j->ncpus = m.topo.ncpus;
 	if ((rc = profile_load(&kp, "kernels", j->kernel, err)))
 		goto out_m;
-	fitted_entries(&m.prof, "machine", c, nc, j->fitted_desc, sizeof(j->fitted_desc));
-	fitted_entries(&kp, "kernel", c, nc, j->fitted_desc, sizeof(j->fitted_desc));
+	{
+		size_t size;
+		FILE *f = open_memstream(&j->fitted_desc, &size);
+
+		if (!f) {
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+			goto out_k;
+		}
+		fitted_entries(&m.prof, "machine", c, nc, f);
+		fitted_entries(&kp, "kernel", c, nc, f);
+		if (fclose(f)) {
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+			goto out_k;
+		}
+	}
 	if ((rc = kernel_profile_derive(&k, &kp, err)))
 		goto out_k;
 	if ((rc = scenario_load(&sc, j->scenario, &v, err)))
@@ -753,7 +817,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 			const struct pjob *j = &jobs[c[i].job[p]];
 
 			/* a row id is named only in the ROWS of a line: profile names and entries hold none */
-			c[i].fitted[p] = names_row(j->fitted_desc, c[i].row[p]);
+			c[i].fitted[p] = j->fitted_desc && names_row(j->fitted_desc, c[i].row[p]);
 		}
 	}
 	for (int i = 0; i < nc; i++)
@@ -895,11 +959,15 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 
 	/* the fitted numbers, each once */
 	{
-		struct pfitted fit[16];
+		struct pfitted *fit = NULL;
 		int nfit = 0;
 
-		for (int j = 0; j < nj; j++)
-			fitted_merge(jobs[j].fitted_desc, fit, &nfit, 16);
+		for (int j = 0; j < nj && !rc; j++)
+			rc = fitted_merge(jobs[j].fitted_desc, &fit, &nfit, err);
+		if (rc) {
+			fitted_free(fit, nfit);
+			goto out;
+		}
 		if (!csv)
 			printf("\nfitted numbers (every figure leaves out the rows each was fitted on):\n");
 		for (int i = 0; i < nfit; i++)
@@ -911,6 +979,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 				       fit[i].rows[0] ? fit[i].rows : "none of the suite's");
 		if (!csv && !nfit)
 			printf("  none\n");
+		fitted_free(fit, nfit);
 	}
 
 	/* the bars */
@@ -958,6 +1027,8 @@ out:
 	free(ctext);
 	free(ptext);
 	free(c);
+	for (int j = 0; jobs && j < nj; j++)
+		free(jobs[j].fitted_desc);
 	free(jobs);
 	return rc;
 }

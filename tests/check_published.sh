@@ -90,6 +90,36 @@ printf '%s\n' "$out" | awk -F, '
 		exit !ok
 	}' || fail=1
 
+# more [fitted] entries than a page holds: every entry of a machine file (past [machine]) fitted,
+# the first to all eight rows of a curve whose ids are long (over 300 characters together), the
+# others to one row each: every row is left out, and every entry listed with all its rows
+long=S-a-row-id-long-enough-to-fill-a-fixed-buffer-t
+awk -v long="$long" '
+	/^\[/ { sec = $0 }
+	/^# \[(assumed|derived|measured)\]/ && sec != "[machine]" {
+		n++
+		if (n == 1) { printf "# [fitted] a test: fitted to"; for (t = 1; t <= 8; t++) printf " %s%d", long, t; print "" }
+		else printf "# [fitted] a test: fitted to %s%d\n", long, (n % 8) + 1
+		next
+	}
+	{ print }' "$src/data/machines/generic.conf" > "$tmp/fit2.conf"
+nfit=$(grep -c '^# \[fitted\]' "$tmp/fit2.conf")
+mkdir -p "$tmp/fit2"
+{ echo "curve,rows,variant,metric,machine,kernel,scenario,mode,placement,predict,scale,before,skip"
+  echo "g,$long,before,total ops,$tmp/fit2.conf,linux-6.6,mmap1,threads,wis,ops,1,,"; } > "$tmp/fit2/curves.csv"
+for t in 1 2 3 4 5 6 7 8; do echo "$long$t $t before 1"; done | mk_points > "$tmp/fit2/points.csv"
+out=$("$mmsim" reproduce published --measured-dir "$tmp/fit2" --format csv --events 20000 2>/dev/null) ||
+	{ echo "FAIL: the suite with $nfit fitted numbers does not run"; fail=1; }
+printf '%s\n' "$out" | awk -F, -v nfit="$nfit" -v long="$long" '
+	$1 == "point" { np++; nf += $17 == 1 }
+	$1 == "fitted" { n++; if ($3 ~ long "8" && $3 ~ long "1 ") all = 1 }
+	END {
+		ok = np == 8 && nf == 8 && n == nfit && nfit > 16 && all
+		printf "%s %d fitted numbers listed of %d, %d of %d rows left out, one entry with all 8 rows: %s\n",
+		       ok ? "ok:  " : "FAIL:", n, nfit, nf, np, all ? "yes" : "no"
+		exit !ok
+	}' || fail=1
+
 # malformed suites: the message names the file and line
 expect_err() { # what, pattern
 	if out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 2>&1); then
