@@ -482,22 +482,26 @@ int repro_csv_split(char *line, char **f, int max)
 	return n;
 }
 
-/* Copies the next line of *@cur into @buf (without its newline); 0 at the end of the text. */
+/* Copies the next line of *@cur into @buf (without its newline): 1, or 2 when it was longer than
+ * @buf holds (what fits is copied); 0 at the end of the text. */
 int repro_next_line(const char **cur, char *buf, size_t cap)
 {
 	const char *p = *cur, *nl;
 	size_t len;
+	int cut = 0;
 
 	if (!p || !*p)
 		return 0;
 	nl = strchr(p, '\n');
 	len = nl ? (size_t)(nl - p) : strlen(p);
 	*cur = nl ? nl + 1 : p + len;
-	if (len >= cap)
+	if (len >= cap) {
 		len = cap - 1;
+		cut = 1;
+	}
 	memcpy(buf, p, len);
 	buf[len] = '\0';
-	return 1;
+	return 1 + cut;
 }
 
 /* A copy of the embedded reference CSV @name (its '#' lines and header are left to the readers). */

@@ -19,7 +19,8 @@ struct reproduce_opts {
 };
 
 /* The reference CSVs' readers, shared by reproduce.c and reproduce_published.c: split one line in
- * place (double quotes honoured), returning the field count; copy the next line of *@cur (0 at the end). */
+ * place (double quotes honoured), returning the field count; copy the next line of *@cur (0 at the end,
+ * 2 for a line cut to fit @buf). */
 int repro_csv_split(char *line, char **f, int max);
 int repro_next_line(const char **cur, char *buf, size_t cap);
 

@@ -38,7 +38,8 @@ enum predict { PR_OPS, PR_OPS_TASK, PR_IDLE, PR_PER_CPU, PR_ROLE5S, PR_CHANGE };
 
 struct pcurve {
 	char id[64], rows[64], variant[200], metric[64];
-	char machine[64], kernel[64], scenario[64], mode[16], placement[16], predict_s[64], before_s[64];
+	char machine[1024], kernel[1024]; /* a profile's name or file */
+	char scenario[64], mode[16], placement[16], predict_s[64], before_s[64];
 	char skip[400];
 	int line; /* in curves.csv */
 	enum predict predict;
@@ -101,9 +102,15 @@ static char *published_text(const char *dir, const char *name, char *where, size
 	return t;
 }
 
-static void copy(char *dst, size_t cap, const char *src)
+/* Field @name of line @lineno of @where into @dst; a value too long for it is an error, not cut. */
+static int copy(char *dst, size_t cap, const char *src, const char *name, const char *where, int lineno,
+		struct mm_error *err)
 {
+	if (strlen(src) >= cap)
+		return mm_fail(err, MM_EPARSE, "%s:%d: %s '%.40s...': longer than %zu characters", where, lineno, name,
+			       src, cap - 1);
 	snprintf(dst, cap, "%s", src);
+	return 0;
 }
 
 /* The row id @id belongs to a curve of rows @rows: @rows itself, or @rows and then digits. */
@@ -132,14 +139,17 @@ static int find_curve(const struct pcurve *c, int nc, const char *id)
 static int parse_curves(const char *text, const char *where, struct pcurve *c, int *nc, struct mm_error *err)
 {
 	char line[2048], *f[16];
-	int lineno = 0, header = 0;
+	int lineno = 0, header = 0, got;
 
 	*nc = 0;
-	for (const char *cur = text; repro_next_line(&cur, line, sizeof(line));) {
+	for (const char *cur = text; (got = repro_next_line(&cur, line, sizeof(line)));) {
 		struct pcurve *k;
 		int nf;
 
 		lineno++;
+		if (got == 2)
+			return mm_fail(err, MM_EPARSE, "%s:%d: a line of more than %zu characters", where, lineno,
+				       sizeof(line) - 1);
 		if (line[0] == '#' || !line[0])
 			continue;
 		nf = repro_csv_split(line, f, 16);
@@ -157,18 +167,30 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 		k = &c[(*nc)++];
 		memset(k, 0, sizeof(*k));
 		k->line = lineno;
-		copy(k->id, sizeof(k->id), f[0]);
-		copy(k->rows, sizeof(k->rows), f[1]);
-		copy(k->variant, sizeof(k->variant), f[2]);
-		copy(k->metric, sizeof(k->metric), f[3]);
-		copy(k->machine, sizeof(k->machine), f[4]);
-		copy(k->kernel, sizeof(k->kernel), f[5]);
-		copy(k->scenario, sizeof(k->scenario), f[6]);
-		copy(k->mode, sizeof(k->mode), f[7]);
-		copy(k->placement, sizeof(k->placement), f[8]);
-		copy(k->predict_s, sizeof(k->predict_s), f[9]);
-		copy(k->before_s, sizeof(k->before_s), f[11]);
-		copy(k->skip, sizeof(k->skip), f[12]);
+		{
+			struct {
+				char *dst;
+				size_t cap;
+				int f;
+				const char *name;
+			} fld[] = {{k->id, sizeof(k->id), 0, "curve"},
+				   {k->rows, sizeof(k->rows), 1, "rows"},
+				   {k->variant, sizeof(k->variant), 2, "variant"},
+				   {k->metric, sizeof(k->metric), 3, "metric"},
+				   {k->machine, sizeof(k->machine), 4, "machine"},
+				   {k->kernel, sizeof(k->kernel), 5, "kernel"},
+				   {k->scenario, sizeof(k->scenario), 6, "scenario"},
+				   {k->mode, sizeof(k->mode), 7, "mode"},
+				   {k->placement, sizeof(k->placement), 8, "placement"},
+				   {k->predict_s, sizeof(k->predict_s), 9, "predict"},
+				   {k->before_s, sizeof(k->before_s), 11, "before"},
+				   {k->skip, sizeof(k->skip), 12, "skip"}};
+			int rc;
+
+			for (size_t i = 0; i < sizeof(fld) / sizeof(fld[0]); i++)
+				if ((rc = copy(fld[i].dst, fld[i].cap, f[fld[i].f], fld[i].name, where, lineno, err)))
+					return rc;
+		}
 		k->scale = strtod(f[10], NULL);
 		k->before = k->change = -1;
 		if (!k->id[0] || find_curve(c, *nc - 1, k->id) >= 0)
@@ -193,7 +215,10 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 			k->predict = PR_PER_CPU;
 		else if (!strncmp(k->predict_s, "role5s:", 7) && k->predict_s[7]) {
 			k->predict = PR_ROLE5S;
-			copy(k->role, sizeof(k->role), k->predict_s + 7);
+			int rc = copy(k->role, sizeof(k->role), k->predict_s + 7, "predict's role", where, lineno, err);
+
+			if (rc)
+				return rc;
 		} else if (!strncmp(k->predict_s, "change:", 7) && k->predict_s[7])
 			k->predict = PR_CHANGE;
 		else
@@ -241,13 +266,16 @@ static int parse_value(const char *s, double *v)
 static int parse_points(const char *text, const char *where, struct pcurve *c, int nc, int *nrows, struct mm_error *err)
 {
 	char line[4096], *f[20];
-	int lineno = 0, header = 0;
+	int lineno = 0, header = 0, got;
 
 	*nrows = 0;
-	for (const char *cur = text; repro_next_line(&cur, line, sizeof(line));) {
+	for (const char *cur = text; (got = repro_next_line(&cur, line, sizeof(line)));) {
 		int nf, found = -1;
 
 		lineno++;
+		if (got == 2)
+			return mm_fail(err, MM_EPARSE, "%s:%d: a line of more than %zu characters", where, lineno,
+				       sizeof(line) - 1);
 		if (line[0] == '#' || !line[0])
 			continue;
 		nf = repro_csv_split(line, f, 20);
@@ -289,7 +317,10 @@ static int parse_points(const char *text, const char *where, struct pcurve *c, i
 			if ((*end || t < 1 || t > MACHINE_MAX_CPUS) && !k->skip[0])
 				return mm_fail(err, MM_EPARSE, "%s:%d: tasks '%s': expected a task count", where,
 					       lineno, f[3]);
-			copy(k->row[k->n], sizeof(k->row[0]), f[0]);
+			int rc = copy(k->row[k->n], sizeof(k->row[0]), f[0], "id", where, lineno, err);
+
+			if (rc)
+				return rc;
 			k->tasks[k->n] = (int)t;
 			k->meas[k->n] = v;
 			k->n++;
@@ -635,7 +666,7 @@ static void plot_curve(FILE *f, FILE *d, const char *datafile, struct plot_canva
 	const struct pcurve *k = arg;
 	int maxn = 1, m = strcmp(k->mode, "processes") ? 0 : 1;
 	double maxv = 0;
-	char title[400];
+	char title[2400];
 
 	for (int p = 0; p < k->n; p++) {
 		fprintf(d, "%d", k->tasks[p]);
@@ -746,7 +777,9 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 	char *ctext = NULL, *ptext = NULL, cwhere[4200], pwhere[4200];
 	int nc = 0, nj = 0, nrows = 0, rc = 0, csv = o->csv, done = 0;
 	/* the summary */
-	double abs_e[1024], shape_e[1024], shape_same[1024], usl_same[1024], pair_e[256];
+	/* every point of every curve at most: a figure each */
+	double abs_e[MAXC * MAXP], shape_e[MAXC * MAXP], shape_same[MAXC * MAXP], usl_same[MAXC * MAXP],
+	    pair_e[MAXC * MAXP];
 	int nabs = 0, nshape = 0, nsame = 0, npair = 0, pair_right = 0, nidle = 0, idle_ok = 0, within2 = 0, over = 0,
 	    nskipped = 0, skipped_rows = 0;
 
@@ -879,7 +912,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 			if (k->predict == PR_IDLE) {
 				nidle++;
 				idle_ok += fabs(k->pred[p] - k->meas[p]) <= 10;
-			} else if (is_rate(k) && nabs < 1024) {
+			} else if (is_rate(k)) {
 				abs_e[nabs++] = fabs(err_r);
 				within2 += k->pred[p] <= 2 * k->meas[p] && k->pred[p] >= k->meas[p] / 2;
 				over += k->pred[p] > k->meas[p];

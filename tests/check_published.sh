@@ -120,6 +120,26 @@ printf '%s\n' "$out" | awk -F, -v nfit="$nfit" -v long="$long" '
 		exit !ok
 	}' || fail=1
 
+# a large suite: 66 curves of 16 points (1056 points, 1040 of them in 65 before/after pairs) that
+# share 16 simulations: every point and every pair point is counted in the summary
+mkdir -p "$tmp/big"
+{ echo "curve,rows,variant,metric,machine,kernel,scenario,mode,placement,predict,scale,before,skip"
+  for i in $(seq 0 65); do
+	echo "c$i,B$i-t,v,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1,$([ "$i" = 0 ] || echo c0),"
+  done; } > "$tmp/big/curves.csv"
+for i in $(seq 0 65); do for t in $(seq 16); do echo "B$i-t$t $t v 1"; done; done | mk_points > "$tmp/big/points.csv"
+out=$("$mmsim" reproduce published --measured-dir "$tmp/big" --format csv --events 5000 2>/dev/null) ||
+	{ echo "FAIL: a suite of 1056 points does not run"; fail=1; }
+printf '%s\n' "$out" | awk -F, '
+	$1 == "summary" && $2 == "absolute_median_error_pct" { nabs = $4 }
+	$1 == "summary" && $2 == "pairs_direction_pct" { npair = $4 }
+	END {
+		ok = nabs == 1056 && npair == 1040
+		printf "%s a suite of 1056 points: %s counted in the absolute error, %s pair points\n",
+		       ok ? "ok:  " : "FAIL:", nabs, npair
+		exit !ok
+	}' || fail=1
+
 # malformed suites: the message names the file and line
 expect_err() { # what, pattern
 	if out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 2>&1); then
@@ -149,6 +169,16 @@ expect_err "an unknown before curve" "curves.csv:6: before 'nosuch': no such cur
 cp "$tmp/curves.good" "$tmp/curves.csv"
 echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1," >> "$tmp/curves.csv"
 expect_err "a short line" "curves.csv:6: expected 13 fields, found 12"
+# a machine path longer than the field holds: refused, not cut (a cut path opens another file)
+cp "$tmp/curves.good" "$tmp/curves.csv"
+deep=$tmp/$(printf 'd%.0s' $(seq 1030))/m.conf
+echo "d,D-t,x,total ops,$deep,linux-6.6,mmap1,threads,wis,ops,1,," >> "$tmp/curves.csv"
+expect_err "an overlong machine path" "curves.csv:6: machine '.*': longer than 1023 characters"
+# a line longer than the reader holds: refused, not cut
+cp "$tmp/curves.good" "$tmp/curves.csv"
+echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1,,$(printf 'r%.0s' $(seq 2100))" >> "$tmp/curves.csv"
+expect_err "an overlong line" "curves.csv:6: a line of more than 2047 characters"
+cp "$tmp/curves.good" "$tmp/curves.csv"
 rm "$tmp/points.csv"
 expect_err "a missing file" "points.csv: cannot open: No such file or directory"
 
