@@ -1642,6 +1642,12 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 		case SA_EVERY:
 		case SA_CHOOSE:
 		case SA_AS:
+			if (depth == (int)(sizeof(saved) / sizeof(saved[0]))) {
+				rc = mm_fail(err, MM_EPARSE, "%s:%d: blocks nested deeper than %d (variant %s)",
+					     sc->path, in->src_line, (int)(sizeof(saved) / sizeof(saved[0])),
+					     sc->var[variant].name);
+				break;
+			}
 			saved[depth] = malloc(sc->nobj + 1);
 			if (!saved[depth]) {
 				rc = mm_fail(err, MM_ENOMEM, "out of memory");
@@ -2200,6 +2206,12 @@ int scenario_compile(const struct scenario *sc, int variant, const struct kernel
 			if (st->act == SA_ONLY || opens_block(st->act))
 				s = st->match;
 			continue;
+		}
+		/* a like-variant's inserted block, parsed at depth 0, may sit deep in its base's blocks */
+		if ((st->act == SA_ONLY || opens_block(st->act)) && depth == (int)(sizeof(stack) / sizeof(stack[0]))) {
+			program_free(out);
+			return mm_fail(err, MM_EPARSE, "%s:%d: blocks nested deeper than %d (variant %s)", sc->path,
+				       st->line_no, (int)(sizeof(stack) / sizeof(stack[0])), sc->var[variant].name);
 		}
 		if (st->act == SA_ONLY) {
 			stack[depth++] = -1; /* its END disappears too */

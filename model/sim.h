@@ -62,6 +62,10 @@ struct sim_config {
 
 #define SIM_MAX_STATS 32
 
+/* The most cache lines a run's objects may take (a scenario's counts times their instances, and
+ * per-CPU objects times the CPUs): about 0.7 GB of line state; beyond, an error */
+#define SIM_MAX_LINES (1 << 23)
+
 struct sim_line_stats {
 	char name[SC_NAME];
 	uint64_t grants, transfers;

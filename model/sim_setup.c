@@ -114,6 +114,13 @@ static int lock_groups(struct sim *s, int o, const struct lock_design *d)
 		char buf[2 * SC_NAME];
 
 		if (role->kind == LR_PERCPU) {
+			if ((int64_t)ob->count * s->cfg->topo->ncpus > SIM_MAX_LINES)
+				return mm_fail(s->rt.err, MM_ERANGE,
+					       "%s:%d: '%s' (count %d) needs %lld per-CPU cache lines on %d CPUs, more "
+					       "than %d",
+					       s->sc->path, ob->line_no, ob->name, ob->count,
+					       (long long)ob->count * s->cfg->topo->ncpus, s->cfg->topo->ncpus,
+					       SIM_MAX_LINES);
 			snprintf(buf, sizeof(buf), "%s.%s", ob->name, role->field ? role->field : "percpu");
 			rc = add_group(s, buf, ob, ob->count * s->cfg->topo->ncpus, 1, &s->obj_group[o][r]);
 		} else if (role->field) {
@@ -369,9 +376,21 @@ int sim_setup(struct sim *s)
 	}
 	nlines = 0;
 	for (int g = 0; g < s->ngroups; g++) {
+		int64_t n;
+
 		s->group[g].base = nlines;
 		s->group[g].ninst = scope_ninst(s, s->group[g].scope);
-		nlines += s->group[g].ninst * s->group[g].count;
+		n = (int64_t)s->group[g].ninst * s->group[g].count;
+		/* a count of 2^20 times 4096 tasks would overflow an int, and is more than memory holds */
+		if (n > SIM_MAX_LINES - nlines - s->rt.ntasks) {
+			rc = mm_fail(s->rt.err, MM_ERANGE,
+				     "%s: line '%s' (count %d, %d instances at %d tasks) takes the scenario past %d "
+				     "cache lines",
+				     s->sc->path, s->group[g].name, s->group[g].count, s->group[g].ninst, s->rt.ntasks,
+				     SIM_MAX_LINES);
+			goto out;
+		}
+		nlines += (int)n;
 	}
 	s->node_base = nlines;
 	nlines += s->rt.ntasks; /* per-task lines: qspinlock MCS nodes, one per task (CPU) */

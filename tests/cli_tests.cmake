@@ -85,11 +85,19 @@ file(WRITE ${MMSIM_CLI_DIR}/bad_cost.scn
   "scenario badcost\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn load f\n  fn compute no_such_cost\n")
 file(WRITE ${MMSIM_CLI_DIR}/tiny.scn
   "scenario tiny\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn atomic f\n  fn compute gup_test_ioctl_exit\n")
+# a task-scoped field of 2^20 lines at 4096 tasks: 2^32 lines, which overflowed an int (and a heap
+# buffer) before it was refused
+file(WRITE ${MMSIM_CLI_DIR}/huge_count.scn
+  "scenario huge\nvariant v kernel 5.11 \"test\"\nfield t.x scope task count 1048576\nfield f scope mm\nbegin\n"
+  "  fn atomic f\n  fn compute 100ns\n")
 
 set(SMALL --machine nehalem-i7-920)
 
 # ---- misuse: a non-zero exit and a message that says what is wrong ----------
 
+mmsim_cli(too_many_lines fail
+  PATTERNS "huge_count.scn: line 't.x' \\(count 1048576, 4096 instances at 4096 tasks\\) takes the scenario past 8388608 cache lines"
+  ARGS --machine generic --cores 4096 --scenario ${MMSIM_CLI_DIR}/huge_count.scn --tasks 4096)
 mmsim_cli(unknown_option fail
   PATTERNS "^mmsim: unknown option '--bogus' \\(see mmsim --help\\)"
   ARGS --bogus)

@@ -751,6 +751,44 @@ static void test_lock_pairs(void **state)
 	profile_free(&kk.p);
 }
 
+/*
+ * A like-variant's inserted block is parsed on its own (at depth 0) but compiled inside the
+ * blocks around the step it goes beside: 40 repeats inserted inside 40 nest 80 deep, past the
+ * compiler's 64, which is an error at the insert's line (it overflowed the compiler's stack).
+ * The base variant, 40 deep, compiles.
+ */
+static void test_insert_nested_too_deep(void **state)
+{
+	char text[4096] = "scenario deep\nfield x scope mm\nvariant a kernel 5.11 \"a\"\n"
+			  "variant b like a \"b\"\ninsert after inner load x\n";
+	struct kern kk;
+	struct scenario sc;
+	struct program pr;
+	struct mm_error err = {0};
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		strcat(text, "  repeat 1\n");
+	strcat(text, "    g load x\n");
+	for (int i = 0; i < 40; i++)
+		strcat(text, "  end\n");
+	strcat(text, "end\nbegin\n");
+	for (int i = 0; i < 40; i++)
+		strcat(text, "repeat 1\n");
+	strcat(text, "inner load x\n");
+	for (int i = 0; i < 40; i++)
+		strcat(text, "end\n");
+	load_kernel_file(&kk, K511_PATH);
+	parse_ok(&sc, "deep.scn", text);
+	assert_int_equal(scenario_compile(&sc, 0, &kk.k, &pr, &err), 0);
+	program_free(&pr);
+	assert_int_equal(scenario_compile(&sc, 1, &kk.k, &pr, &err), MM_EPARSE);
+	if (!strstr(err.msg, "deep.scn:") || !strstr(err.msg, "blocks nested deeper than 64 (variant b)"))
+		fail_msg("got '%s'", err.msg);
+	scenario_free(&sc);
+	profile_free(&kk.p);
+}
+
 static void test_unknown_cost_and_count(void **state)
 {
 	static const char cost[] = "scenario c\n"
@@ -1573,6 +1611,7 @@ int main(void)
 	    cmocka_unit_test(test_many_variants),
 	    cmocka_unit_test(test_unknown_cost_and_count),
 	    cmocka_unit_test(test_lock_pairs),
+	    cmocka_unit_test(test_insert_nested_too_deep),
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_roles_compile),
 	    cmocka_unit_test(test_role_assignment),
