@@ -836,6 +836,23 @@ int measured_load(const char *path, struct measured *m, struct mm_error *err)
 		    mm_fail(err, MM_EPARSE, "%s: no will-it-scale header '%s' (is it a runtest.py CSV?)", path, header);
 	else if (!m->n || (!m->has[0] && !m->has[1]))
 		rc = mm_fail(err, MM_EPARSE, "%s: no measured point (every row is 0)", path);
+	/* in increasing task order, as the runs are made and their results indexed (run_task_list
+	 * sorts): a file written in another order would pair each result with another row */
+	for (int i = 1; i < m->n; i++)
+		for (int j = i; j > 0 && m->tasks[j - 1] > m->tasks[j]; j--) {
+			int t = m->tasks[j];
+
+			m->tasks[j] = m->tasks[j - 1];
+			m->tasks[j - 1] = t;
+			for (int k = 0; k < 2; k++) {
+				double o = m->ops[k][j], d = m->idle[k][j];
+
+				m->ops[k][j] = m->ops[k][j - 1];
+				m->idle[k][j] = m->idle[k][j - 1];
+				m->ops[k][j - 1] = o;
+				m->idle[k][j - 1] = d;
+			}
+		}
 out:
 	free(line);
 	fclose(f);

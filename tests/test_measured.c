@@ -181,12 +181,37 @@ static void test_long_lines(void **state)
 	free(m);
 }
 
+/* Rows in another order than increasing tasks are put in it, each row's numbers kept together
+ * (the runs are made, and their results indexed, in that order: before, a 4-then-1 file paired
+ * the 1-task prediction with the 4-task measurement). */
+static void test_unsorted_rows(void **state)
+{
+	struct measured *m = malloc(sizeof(*m));
+	struct mm_error err = {0};
+	char path[256];
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(
+	    load_text(HEADER "4,40,4,400,44,0\n1,10,1,100,11,0\n2,20,2,200,22,0\n", m, &err, path, sizeof(path)), 0);
+	assert_int_equal(m->n, 3);
+	for (int i = 0; i < 3; i++) {
+		int t = m->tasks[i];
+
+		assert_int_equal(t, i == 0 ? 1 : i == 1 ? 2 : 4);
+		assert_true(m->ops[SC_PROCESSES][i] == 10.0 * t && m->idle[SC_PROCESSES][i] == t);
+		assert_true(m->ops[SC_THREADS][i] == 100.0 * t && m->idle[SC_THREADS][i] == 11.0 * t);
+	}
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shipped_load),
 	    cmocka_unit_test(test_bad_rows),
 	    cmocka_unit_test(test_long_lines),
+	    cmocka_unit_test(test_unsorted_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
