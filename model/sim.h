@@ -111,6 +111,8 @@ struct sim_result {
 	uint64_t visits; /* step visits interpreted (with events, the work sim_work_estimate predicts) */
 	double min_task_ops, max_task_ops; /* fairness: operations per task in the window */
 	int nlocks, nlines;
+	/* locks and lines past the first SIM_MAX_STATS: simulated, not in locks[] or lines[] */
+	int nlocks_untracked, nlines_untracked;
 	struct sim_lock_stats locks[SIM_MAX_STATS];
 	struct sim_line_stats lines[SIM_MAX_STATS];
 	uint64_t ipis;	  /* IPIs received in the window */

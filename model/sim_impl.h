@@ -72,7 +72,8 @@ struct line_group {
 };
 
 struct sim {
-	struct rt rt; /* first: the runtime's callbacks find the sim from it */
+	struct rt rt;			 /* first: the runtime's callbacks find the sim from it */
+	struct sim_lock_stats lock_sink; /* the counts of locks past SIM_MAX_STATS (not reported) */
 	const struct sim_config *cfg;
 	const struct program *prog;
 	const struct scenario *sc;

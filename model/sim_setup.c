@@ -424,6 +424,7 @@ int sim_setup(struct sim *s)
 		}
 	}
 	s->res->nlines = s->ngroups < SIM_MAX_STATS ? s->ngroups : SIM_MAX_STATS;
+	s->res->nlines_untracked = s->ngroups - s->res->nlines;
 	for (int i = 0; i < s->rt.ntasks; i++) {
 		int li = s->node_base + i;
 
@@ -454,16 +455,22 @@ int sim_setup(struct sim *s)
 
 		if (!ob->is_lock)
 			continue;
-		stat = nstat < SIM_MAX_STATS ? nstat++ : SIM_MAX_STATS - 1;
-		snprintf(s->res->locks[stat].name, SC_NAME, "%s", ob->name);
-		snprintf(s->res->locks[stat].design, sizeof(s->res->locks[stat].design), "%s", d->name);
+		/* past the reported ones, a lock is simulated alike and counted as not tracked (it
+		 * once shared the last slot, which then bore the last lock's name) */
+		stat = nstat < SIM_MAX_STATS ? nstat++ : -1;
+		if (stat >= 0) {
+			snprintf(s->res->locks[stat].name, SC_NAME, "%s", ob->name);
+			snprintf(s->res->locks[stat].design, sizeof(s->res->locks[stat].design), "%s", d->name);
+		} else {
+			s->res->nlocks_untracked++;
+		}
 		s->res->nlocks = nstat;
 		ninst = scope_ninst(s, ob->scope);
 		for (int inst = 0; inst < ninst; inst++) {
 			for (int k = 0; k < ob->count; k++) {
 				struct lock_inst *lk = &s->lock[s->obj_lockbase[o] + inst * ob->count + k];
 
-				lk->st = &s->res->locks[stat];
+				lk->st = stat >= 0 ? &s->res->locks[stat] : &s->lock_sink;
 				for (int r = 0; r < nroles; r++) {
 					const struct line_group *g = &s->group[s->obj_group[o][r]];
 					int per = g->percpu ? topo->ncpus : 1;

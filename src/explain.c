@@ -456,6 +456,13 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 				 100 * util);
 		}
 	}
+	if (res->nlocks_untracked || res->nlines_untracked) {
+		if (csv)
+			fprintf(f, "untracked,locks,%d,lines,%d,\n", res->nlocks_untracked, res->nlines_untracked);
+		else
+			fprintf(f, "  (and %d lock(s) and %d line(s) more, simulated but not shown: %d of each are)\n",
+				res->nlocks_untracked, res->nlines_untracked, SIM_MAX_STATS);
+	}
 	for (int nd = 0; nd < res->nnodes; nd++) {
 		double util = res->bw_gbs[nd] / hw->bw_node_gbs;
 

@@ -103,6 +103,9 @@ void explain_locks(FILE *f, const char *format, const struct explain_ctx *x)
 				ls->wait_ps > 0 ? 100.0 * ls->wait_asleep_ps / ls->wait_ps : 0);
 		print_hist(f, csv, ls);
 	}
+	if (res->nlocks_untracked && !csv)
+		fprintf(f, "  (and %d lock(s) more, simulated but not shown: %d are)\n", res->nlocks_untracked,
+			SIM_MAX_STATS);
 }
 
 /* ---- c2c ------------------------------------------------------------------ */
@@ -261,4 +264,7 @@ void explain_c2c(FILE *f, const char *format, const struct explain_ctx *x)
 	}
 	if (!n && !csv)
 		fprintf(f, "  no line moved between CPUs in the window\n");
+	if (res->nlines_untracked && !csv)
+		fprintf(f, "  (and %d line(s) more, simulated but not shown: %d are)\n", res->nlines_untracked,
+			SIM_MAX_STATS);
 }

@@ -90,11 +90,25 @@ file(WRITE ${MMSIM_CLI_DIR}/tiny.scn
 file(WRITE ${MMSIM_CLI_DIR}/huge_count.scn
   "scenario huge\nvariant v kernel 5.11 \"test\"\nfield t.x scope task count 1048576\nfield f scope mm\nbegin\n"
   "  fn atomic f\n  fn compute 100ns\n")
+# 34 locks, the last held longest: past the 32 reported, a lock once shared the last slot, which
+# then bore the last lock's name (mm.l33 named, mm.l31's numbers); now it is counted apart
+set(MMSIM_MANY_LOCKS "scenario many\n")
+foreach(i RANGE 33)
+  string(APPEND MMSIM_MANY_LOCKS "lock mm.l${i} spinlock scope mm\n")
+endforeach()
+string(APPEND MMSIM_MANY_LOCKS "variant v kernel 5.11 \"x\"\nbegin\n")
+foreach(i RANGE 33)
+  string(APPEND MMSIM_MANY_LOCKS "  f${i} lock mm.l${i}\n  g${i} compute 10ns\n  f${i} unlock mm.l${i}\n")
+endforeach()
+file(WRITE ${MMSIM_CLI_DIR}/many_locks.scn "${MMSIM_MANY_LOCKS}")
 
 set(SMALL --machine nehalem-i7-920)
 
 # ---- misuse: a non-zero exit and a message that says what is wrong ----------
 
+mmsim_cli(untracked_locks_counted ok
+  PATTERNS "^  lock mm\\.l31 " "^  \\(and 2 lock\\(s\\) and 2 line\\(s\\) more, simulated but not shown: 32 of each are\\)"
+  ARGS explain --machine generic --cores 4 --scenario ${MMSIM_CLI_DIR}/many_locks.scn --tasks 2 --no-verify)
 mmsim_cli(too_many_lines fail
   PATTERNS "huge_count.scn: line 't.x' \\(count 1048576, 4096 instances at 4096 tasks\\) takes the scenario past 8388608 cache lines"
   ARGS --machine generic --cores 4096 --scenario ${MMSIM_CLI_DIR}/huge_count.scn --tasks 4096)
