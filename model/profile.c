@@ -1027,6 +1027,12 @@ int kernel_profile_derive(struct kernel_profile *k, const struct profile *p, str
 			return mm_fail(err, MM_EPARSE,
 				       "%s:%d: [misses] %s = '%s': expected DRAM accesses per visit, a number >= 0",
 				       p->path, e->line, e->key, e->value);
+		/* a line's name is kept as an object's is (at most 63 characters: SC_NAME); cut, two
+		 * fields meant to share a line would get two */
+		if (!strcmp(e->section, "layout") && strlen(e->value) >= 64)
+			return mm_fail(err, MM_EPARSE,
+				       "%s:%d: [layout] %s = '%.40s...': a line's name has at most 63 characters",
+				       p->path, e->line, e->key, e->value);
 		/* another section is a lock design's ([rwsem]): the lock layer checks it */
 	}
 	k->p = p;

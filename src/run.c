@@ -91,6 +91,12 @@ static int apply_layout(struct profile *p, const char *spec, struct mm_error *er
 		}
 		*eq = '\0';
 		line = strcmp(eq + 1, "own-line") ? eq + 1 : tok;
+		if (strlen(line) >= SC_NAME) {
+			rc = mm_fail(err, MM_EINVAL,
+				     "--layout-what-if '%s=%.40s...': a line's name has at most %d characters", tok,
+				     eq + 1, SC_NAME - 1);
+			break;
+		}
 		if (!(e = profile_find(p, "layout", tok))) {
 			if (p->nentries == p->cap) {
 				struct prof_entry *ne = realloc(p->e, (size_t)(p->cap * 2 + 8) * sizeof(*ne));
@@ -233,8 +239,17 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 		if (!kernel)
 			kernel = r->o.kernel;
 		if (r->whatif_pass) { /* the same kernel, with --layout-what-if's lines */
-			snprintf(wname, sizeof(wname), "%s" WHATIF_SEP "%s", kernel ? kernel : kname,
-				 r->o.layout_whatif);
+			if (snprintf(wname, sizeof(wname), "%s" WHATIF_SEP "%s", kernel ? kernel : kname,
+				     r->o.layout_whatif) >= (int)sizeof(wname)) {
+				/* cut, it would apply another layout than the one checked below */
+				rc = mm_fail(err, MM_EINVAL,
+					     "--layout-what-if: %zu characters with the kernel's name; at most %zu",
+					     strlen(kernel ? kernel : kname) + strlen(WHATIF_SEP) +
+						 strlen(r->o.layout_whatif),
+					     sizeof(wname) - 1);
+				scenario_free(&r->sc[c]);
+				break;
+			}
 			if ((rc = whatif_fields(&sc, r->o.layout_whatif, err))) {
 				scenario_free(&r->sc[c]);
 				break;

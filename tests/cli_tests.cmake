@@ -106,6 +106,26 @@ set(SMALL --machine nehalem-i7-920)
 
 # ---- misuse: a non-zero exit and a message that says what is wrong ----------
 
+# a [layout] line name longer than an object's name may be (63 characters): refused, not cut (cut,
+# it no longer matched the full name it was compared with, and fields meant to share a line got two)
+file(WRITE ${MMSIM_CLI_DIR}/long_line.conf
+  "[kernel]\nbase = linux-5.11\n[layout]\nmm.has_pinned = LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL\n")
+mmsim_cli(layout_line_name_too_long fail
+  PATTERNS "long_line.conf:4: \\[layout\\] mm.has_pinned = 'L+\\.\\.\\.': a line's name has at most 63 characters"
+  ARGS --machine generic --cores 4 --kernel ${MMSIM_CLI_DIR}/long_line.conf --scenario has_pinned_write --tasks 2)
+mmsim_cli(layout_whatif_line_name_too_long fail
+  PATTERNS "--layout-what-if 'mm.has_pinned=L+\\.\\.\\.': a line's name has at most 63 characters"
+  ARGS --machine generic --cores 4 --scenario has_pinned_write --tasks 2
+       --layout-what-if mm.has_pinned=LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL)
+# a --layout-what-if too long to pass on whole: refused (cut, a layout other than the one checked
+# was applied)
+set(MMSIM_LONG_WHATIF "mm.has_pinned=own-line")
+foreach(i RANGE 60)
+  string(APPEND MMSIM_LONG_WHATIF ",mm.has_pinned=own-line")
+endforeach()
+mmsim_cli(layout_whatif_too_long fail
+  PATTERNS "--layout-what-if: [0-9]+ characters with the kernel's name; at most 1023"
+  ARGS --machine generic --cores 4 --scenario has_pinned_write --tasks 2 --layout-what-if ${MMSIM_LONG_WHATIF})
 mmsim_cli(untracked_locks_counted ok
   PATTERNS "^  lock mm\\.l31 " "^  \\(and 2 lock\\(s\\) and 2 line\\(s\\) more, simulated but not shown: 32 of each are\\)"
   ARGS explain --machine generic --cores 4 --scenario ${MMSIM_CLI_DIR}/many_locks.scn --tasks 2 --no-verify)
