@@ -219,6 +219,17 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	for (int t = PROF_MEASURED; t <= PROF_FITTED && !e->tag; t++)
 		if (r->pending_tags & (1u << t))
 			e->tag = (enum prof_tag)t;
+	/* a fitted number's provenance names the points it was fitted on, which every error figure
+	 * leaves out (reproduce published): cut, a name past the cut would count as predicted */
+	if (e->tag == PROF_FITTED && r->pending_cut) {
+		mm_fail(r->err, MM_EPARSE,
+			"%s:%d: the provenance of [fitted] %s is longer than %zu characters: the points it names "
+			"would not all be read (shorten it)",
+			r->origin, r->line, name, sizeof(e->note) - 4);
+		r->failed = 1;
+		p->nentries--;
+		return 0;
+	}
 	r->pending[0] = 0;
 	r->pending_tags = 0;
 	r->pending_cut = 0;

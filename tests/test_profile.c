@@ -1095,6 +1095,26 @@ static void test_long_provenance_whole(void **state)
 	profile_free(&p);
 }
 
+/* A [fitted] number whose provenance does not fit the note is refused: the points it names (left
+ * out of every error figure) could be past the cut.  An [assumed] one's is cut, as above. */
+static void test_fitted_provenance_not_cut(void **state)
+{
+	char pad[401], text[2048];
+	struct profile p;
+	struct mm_error err = {0};
+
+	(void)state;
+	memset(pad, 'w', 400);
+	pad[400] = 0;
+	snprintf(text, sizeof(text), "[cpu]\n# [fitted] %s\n# %s\n# %s to ROW-t1\nx = 1\n", pad, pad, pad);
+	assert_int_equal(profile_parse(&p, "f.conf", text, &err), MM_EPARSE);
+	assert_string_equal(err.msg, "f.conf:5: the provenance of [fitted] x is longer than 1020 characters: the "
+				     "points it names would not all be read (shorten it)");
+	snprintf(text, sizeof(text), "[cpu]\n# [assumed] %s\n# %s\n# %s\nx = 1\n", pad, pad, pad);
+	assert_int_equal(profile_parse(&p, "f.conf", text, &err), 0);
+	profile_free(&p);
+}
+
 /*
  * Profiles load from several threads at once (reproduce published, sweeps and curves run their
  * points under OpenMP): a kernel profile whose bases nest three deep loads every time.  The depth
@@ -1151,6 +1171,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_names_of_the_run),
 	    cmocka_unit_test(test_shipped_kernel_names),
 	    cmocka_unit_test(test_long_provenance_whole),
+	    cmocka_unit_test(test_fitted_provenance_not_cut),
 	    cmocka_unit_test(test_bases_load_in_parallel),
 	};
 
