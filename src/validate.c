@@ -302,13 +302,14 @@ static int tmpfs_with_room(const char *dir, double need)
 
 int validate_csv_backing(const char *csv, char *fs, size_t cap)
 {
-	char line[PATH_MAX + 64];
+	char *line = NULL;
+	size_t lcap = 0;
 	FILE *f = fopen(csv, "r");
 	int rc = -1;
 
 	if (!f)
 		return -1;
-	while (rc && fgets(line, sizeof(line), f) && line[0] == '#') {
+	while (rc && getline(&line, &lcap, f) > 0 && line[0] == '#') {
 		char *a = strrchr(line, '('), *b = strrchr(line, ')');
 
 		if (!strncmp(line, "# tmpdir: ", 10) && a && b > a) {
@@ -317,6 +318,7 @@ int validate_csv_backing(const char *csv, char *fs, size_t cap)
 			rc = 0;
 		}
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }
@@ -1090,7 +1092,8 @@ int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, con
 	struct validate_req req = {.variant = variant, .kernel = kernel, .machine = machine};
 	struct validate_run *run = calloc(1, sizeof(*run));
 	struct scenario sc;
-	char line[PATH_MAX + 64];
+	char *line = NULL;
+	size_t lcap = 0;
 	FILE *in;
 	int v, rc;
 
@@ -1101,8 +1104,9 @@ int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, con
 		free(run);
 		return mm_fail(err, MM_EIO, "%s: cannot open: %s", csv, strerror(errno));
 	}
-	/* what validate_measure would have known: the kernel it ran on, and where its file was */
-	while (fgets(line, sizeof(line), in) && line[0] == '#') {
+	/* what validate_measure would have known: the kernel it ran on, and where its file was (a
+	 * line of any length, whole: a cut one would end the '#' lines early) */
+	while (getline(&line, &lcap, in) > 0 && line[0] == '#') {
 		char *a = strrchr(line, '(');
 
 		if (!strncmp(line, "#counts ", 8))
@@ -1117,6 +1121,7 @@ int validate_counts_of_csv(FILE *f, const char *variant, const char *kernel, con
 			snprintf(run->tmpdir, sizeof(run->tmpdir), "%.*s", (int)strcspn(line + 10, " \n"), line + 10);
 		}
 	}
+	free(line);
 	fclose(in);
 	if (!*checked) {
 		free(run);
