@@ -937,14 +937,16 @@ double calib_run_field(const char *line, const char *key, int *found)
 
 int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err)
 {
-	char line[8192], want[64];
+	char *line = NULL, want[64];
+	size_t lcap = 0;
 	FILE *f = fopen(csv, "r");
 	int found = 0;
 
 	if (!f)
 		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", csv, strerror(errno));
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
-	while (!found && fgets(line, sizeof(line), f)) {
+	/* a '#run' line of any length, whole: a cut one would give a sigma of part of its numbers */
+	while (!found && getline(&line, &lcap, f) > 0) {
 		const char *ms;
 		double v, lo, hi, ns;
 		int a, b, c, d;
@@ -954,23 +956,32 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 		line[strcspn(line, "\r\n")] = 0;
 		ms = strstr(line, " makespans_s=");
 		if (ms) {
-			/* fixed work: the spread of the rounds' makespans; the point is their median */
-			double x[64], mean = 0, var = 0;
+			/* fixed work: the spread of the rounds' makespans, all of them (two passes over the
+			 * list: their mean, then the squares); the point is their median */
+			const char *first = ms + strlen(" makespans_s=");
+			double mean = 0, var = 0;
 			int k = 0;
-			char *p = (char *)ms + strlen(" makespans_s="), *end;
 
-			while (k < 64) {
-				x[k] = strtod(p, &end);
-				if (end == p)
-					break;
-				mean += x[k++];
-				p = end + (*end == ',');
+			for (int pass = 0; pass < 2; pass++) {
+				const char *p = first;
+				char *end;
+
+				for (;;) {
+					double x = strtod(p, &end);
+
+					if (end == p)
+						break;
+					if (pass)
+						var += (x - mean) * (x - mean);
+					else
+						mean += x, k++;
+					p = end + (*end == ',');
+				}
+				if (!pass && k)
+					mean /= k;
 			}
 			if (k < 2)
 				continue;
-			mean /= k;
-			for (int i = 0; i < k; i++)
-				var += (x[i] - mean) * (x[i] - mean);
 			*sigma = sqrt(var / (k - 1)) / mean * 1.2533 / sqrt(k);
 			found = 1;
 			continue;
@@ -985,6 +996,7 @@ int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, stru
 			found = 1;
 		}
 	}
+	free(line);
 	fclose(f);
 	if (!found)
 		return MM_ENOENT;
@@ -1448,12 +1460,14 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
  */
 static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 {
-	char line[8192], want[64];
+	char *line = NULL, want[64];
+	size_t lcap = 0;
 	FILE *f = fopen(csv, "r");
 	int disturbed = 0;
 
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
-	while (f && fgets(line, sizeof(line), f)) {
+	/* whole lines: a '#run' line cut in two would hide its other_cpus from this check */
+	while (f && getline(&line, &lcap, f) > 0) {
 		int found;
 		double other = calib_run_field(line, "other_cpus", &found);
 
@@ -1463,6 +1477,7 @@ static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 			disturbed = 1;
 		}
 	}
+	free(line);
 	if (f)
 		fclose(f);
 	return disturbed;

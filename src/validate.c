@@ -649,12 +649,14 @@ static void major_minor(const char *rel, char *out, size_t cap)
 
 void validate_run_notes(FILE *f, const char *csv)
 {
-	char line[4096];
+	char *line = NULL;
+	size_t lcap = 0;
 	FILE *in = fopen(csv, "r");
 
 	if (!in)
 		return;
-	while (fgets(line, sizeof(line), in)) {
+	/* whole lines: a '#run' line cut in two would lose its note */
+	while (getline(&line, &lcap, in) > 0) {
 		char mode[16];
 		unsigned tasks;
 		int has_other, has_lo, has_hi, has_n;
@@ -677,6 +679,7 @@ void validate_run_notes(FILE *f, const char *csv)
 				"the #run line): the machine's speed moved during the run\n",
 				mode, tasks, samples, min, max, max / min);
 	}
+	free(line);
 	fclose(in);
 }
 

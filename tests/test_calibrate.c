@@ -247,6 +247,35 @@ static void missing_csv_is_an_error(void **state)
 	assert_non_null(strstr(w->err.msg, "/nonexistent/x.csv"));
 }
 
+/*
+ * A '#run' line's makespans, however many: 100 rounds, the first 64 at 1 s and the rest at 1.1 s,
+ * give the spread of all 100 (the code before read 64 into an array, all equal: the 0.5% floor).
+ * sigma = sd / mean x 1.2533 / sqrt(k), then CALIB_RUN_SIGMA in quadrature.
+ */
+static void every_makespan_counts(void **state)
+{
+	struct world *w = *state;
+	char path[] = "/tmp/mmsim-makespans-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	double sigma, mean = (64 * 1.0 + 36 * 1.1) / 100, var = 0, want;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "#run mode=threads tasks=1 makespans_s=");
+	for (int i = 0; i < 100; i++)
+		fprintf(f, "%s%s", i ? "," : "", i < 64 ? "1.0" : "1.1");
+	fprintf(f, "\n");
+	assert_int_equal(fclose(f), 0);
+	for (int i = 0; i < 100; i++)
+		var += ((i < 64 ? 1.0 : 1.1) - mean) * ((i < 64 ? 1.0 : 1.1) - mean);
+	want = hypot(sqrt(var / 99) / mean * 1.2533 / sqrt(100), CALIB_RUN_SIGMA);
+	assert_int_equal(calib_point_sigma(path, SC_THREADS, 1, &sigma, &w->err), 0);
+	unlink(path);
+	assert_float_equal(sigma, want, 1e-12);
+}
+
 /* The ranges mmsim calibrate writes are read back, including "2806..2881" (strtod would eat a dot). */
 static void fitted_range_is_read_back(void **state)
 {
@@ -727,13 +756,21 @@ static void large_folio_fault_from_the_profile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(carry_is_the_median_ratio),	   cmocka_unit_test(measured_costs_from_the_profile),
-	    cmocka_unit_test(folio_costs_from_the_profile),	   cmocka_unit_test(shmem_costs_from_the_profile),
-	    cmocka_unit_test(free_and_cow_costs_from_the_profile), cmocka_unit_test(file_fault_costs_from_the_profile),
-	    cmocka_unit_test(large_folio_fault_from_the_profile),  cmocka_unit_test(at_bound_is_found),
-	    cmocka_unit_test(untrusted_entries_are_found),	   cmocka_unit_test(missing_csv_is_an_error),
-	    cmocka_unit_test(fitted_range_is_read_back),	   cmocka_unit_test(band_spans_the_fitted_range),
-	    cmocka_unit_test(each_parameter_moves_a_point),	   cmocka_unit_test(synthetic_recovery_fixed_profiles),
+	    cmocka_unit_test(carry_is_the_median_ratio),
+	    cmocka_unit_test(measured_costs_from_the_profile),
+	    cmocka_unit_test(folio_costs_from_the_profile),
+	    cmocka_unit_test(shmem_costs_from_the_profile),
+	    cmocka_unit_test(free_and_cow_costs_from_the_profile),
+	    cmocka_unit_test(file_fault_costs_from_the_profile),
+	    cmocka_unit_test(large_folio_fault_from_the_profile),
+	    cmocka_unit_test(at_bound_is_found),
+	    cmocka_unit_test(untrusted_entries_are_found),
+	    cmocka_unit_test(missing_csv_is_an_error),
+	    cmocka_unit_test(every_makespan_counts),
+	    cmocka_unit_test(fitted_range_is_read_back),
+	    cmocka_unit_test(band_spans_the_fitted_range),
+	    cmocka_unit_test(each_parameter_moves_a_point),
+	    cmocka_unit_test(synthetic_recovery_fixed_profiles),
 	    cmocka_unit_test(synthetic_recovery_averaged),
 	};
 
