@@ -191,7 +191,14 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 				if ((rc = copy(fld[i].dst, fld[i].cap, f[fld[i].f], fld[i].name, where, lineno, err)))
 					return rc;
 		}
-		k->scale = strtod(f[10], NULL);
+		{
+			char *end;
+
+			errno = 0;
+			k->scale = strtod(f[10], &end);
+			if (end == f[10] || *end || errno || !isfinite(k->scale))
+				k->scale = 0; /* refused below, with the field */
+		}
 		k->before = k->change = -1;
 		if (!k->id[0] || find_curve(c, *nc - 1, k->id) >= 0)
 			return mm_fail(err, MM_EPARSE, "%s:%d: curve id '%s' empty or used twice", where, lineno,

@@ -169,6 +169,10 @@ expect_err "an unknown before curve" "curves.csv:6: before 'nosuch': no such cur
 cp "$tmp/curves.good" "$tmp/curves.csv"
 echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1," >> "$tmp/curves.csv"
 expect_err "a short line" "curves.csv:6: expected 13 fields, found 12"
+# a scale with more after the number: refused, not read as its first number
+cp "$tmp/curves.good" "$tmp/curves.csv"
+echo "d,D-t,x,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1/2,," >> "$tmp/curves.csv"
+expect_err "a scale of 1/2" "curves.csv:6: scale '1/2': expected a number > 0"
 # a machine path longer than the field holds: refused, not cut (a cut path opens another file)
 cp "$tmp/curves.good" "$tmp/curves.csv"
 deep=$tmp/$(printf 'd%.0s' $(seq 1030))/m.conf
