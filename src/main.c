@@ -456,6 +456,10 @@ static int check_work(const struct run *r, int compare, struct mm_error *err)
 	const char *worst_label = "";
 
 	if (r->o.sensitivity) { /* the items cmd_sensitivity varies, at 0.5x and 2x */
+		int rc = run_sens_check(r, err);
+
+		if (rc)
+			return rc;
 		nsens = 2;
 		for (int i = 0; i < r->m.prof.nentries; i++)
 			nsens += r->m.prof.e[i].is_num &&

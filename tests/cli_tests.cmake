@@ -126,6 +126,20 @@ endforeach()
 mmsim_cli(layout_whatif_too_long fail
   PATTERNS "--layout-what-if: [0-9]+ characters with the kernel's name; at most 1023"
   ARGS --machine generic --cores 4 --scenario has_pinned_write --tasks 2 --layout-what-if ${MMSIM_LONG_WHATIF})
+# 300 assumed costs a scenario uses: more than --sensitivity varies in one run, said before any
+# curve runs (the code before varied the first 254 and left the rest out without a word)
+set(MMSIM_SENS_K "[kernel]\nbase = linux-6.8\n[costs]\n")
+set(MMSIM_SENS_S "scenario sens\nfield mm.a scope mm\nvariant v kernel 6.8 \"x\"\nbegin\n  f atomic mm.a\n")
+foreach(i RANGE 299)
+  string(APPEND MMSIM_SENS_K "# [assumed] a test\nc${i} = 100\n")
+  string(APPEND MMSIM_SENS_S "  f compute c${i}\n")
+endforeach()
+file(WRITE ${MMSIM_CLI_DIR}/sens300.conf "${MMSIM_SENS_K}")
+file(WRITE ${MMSIM_CLI_DIR}/sens300.scn "${MMSIM_SENS_S}")
+mmsim_cli(sensitivity_too_many_items fail
+  PATTERNS "^mmsim: --sensitivity: 3[0-9][0-9] numbers to vary .*more than the 256 one run varies"
+  ARGS --machine generic --cores 4 --kernel ${MMSIM_CLI_DIR}/sens300.conf --scenario ${MMSIM_CLI_DIR}/sens300.scn
+       --tasks 2 --sensitivity)
 mmsim_cli(untracked_locks_counted ok
   PATTERNS "^  lock mm\\.l31 " "^  \\(and 2 lock\\(s\\) and 2 line\\(s\\) more, simulated but not shown: 32 of each are\\)"
   ARGS explain --machine generic --cores 4 --scenario ${MMSIM_CLI_DIR}/many_locks.scn --tasks 2 --no-verify)
