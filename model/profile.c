@@ -244,6 +244,10 @@ int profile_parse(struct profile *p, const char *origin, const char *text, struc
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	/* messages and later re-reads name the file by this: never a cut one */
+	if (strlen(origin) >= sizeof(p->path))
+		return mm_fail(err, MM_EINVAL, "%.60s...: a profile's path has at most %zu characters", origin,
+			       sizeof(p->path) - 1);
 	snprintf(p->path, sizeof(p->path), "%s", origin);
 	{
 		const char *dot = strrchr(base, '.');

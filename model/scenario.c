@@ -1392,6 +1392,10 @@ int scenario_parse(struct scenario *sc, const char *origin, const char *text, st
 	int rc = 0;
 
 	memset(sc, 0, sizeof(*sc));
+	/* messages and later re-reads (a sweep's hash) name the file by this: never a cut one */
+	if (strlen(origin) >= sizeof(sc->path))
+		return mm_fail(err, MM_EINVAL, "%.60s...: a scenario's path has at most %zu characters", origin,
+			       sizeof(sc->path) - 1);
 	snprintf(sc->path, sizeof(sc->path), "%s", origin);
 	while (*s) {
 		const char *eol = strchr(s, '\n');

@@ -140,6 +140,20 @@ mmsim_cli(sensitivity_too_many_items fail
   PATTERNS "^mmsim: --sensitivity: 3[0-9][0-9] numbers to vary .*more than the 256 one run varies"
   ARGS --machine generic --cores 4 --kernel ${MMSIM_CLI_DIR}/sens300.conf --scenario ${MMSIM_CLI_DIR}/sens300.scn
        --tasks 2 --sensitivity)
+# a profile or scenario path longer than the 511 characters a message (or a sweep's re-read)
+# keeps: refused, never cut
+string(REPEAT "p" 250 MMSIM_P250)
+set(MMSIM_DEEP_DIR ${MMSIM_CLI_DIR}/${MMSIM_P250}/${MMSIM_P250})
+file(MAKE_DIRECTORY ${MMSIM_DEEP_DIR})
+file(WRITE ${MMSIM_DEEP_DIR}/t.scn
+  "scenario tiny\nvariant v kernel 5.11 \"test\"\nfield f scope mm\nbegin\n  fn atomic f\n")
+file(WRITE ${MMSIM_DEEP_DIR}/k.conf "[kernel]\nbase = linux-5.11\n")
+mmsim_cli(long_scenario_path fail
+  PATTERNS "^mmsim: .*\\.\\.\\.: a scenario's path has at most 511 characters"
+  ARGS --machine generic --cores 4 --scenario ${MMSIM_DEEP_DIR}/t.scn --tasks 1)
+mmsim_cli(long_profile_path fail
+  PATTERNS "^mmsim: .*\\.\\.\\.: a profile's path has at most 511 characters"
+  ARGS --machine generic --cores 4 --kernel ${MMSIM_DEEP_DIR}/k.conf --scenario has_pinned_write --tasks 1)
 mmsim_cli(untracked_locks_counted ok
   PATTERNS "^  lock mm\\.l31 " "^  \\(and 2 lock\\(s\\) and 2 line\\(s\\) more, simulated but not shown: 32 of each are\\)"
   ARGS explain --machine generic --cores 4 --scenario ${MMSIM_CLI_DIR}/many_locks.scn --tasks 2 --no-verify)
