@@ -274,7 +274,17 @@ int run_add_curve_kernel(struct run *r, const char *name, const char *kernel, st
 			int n =
 			    (int)strlen(base) - (strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".conf") ? 5 : 0);
 
-			snprintf(cv->label, sizeof(cv->label), "%s@%.*s", sc.var[v].name, n, base);
+			if (snprintf(cv->label, sizeof(cv->label), "%s@%.*s", sc.var[v].name, n, base) >=
+			    (int)sizeof(cv->label)) {
+				/* cut, two kernels of one long prefix would give two curves one name */
+				rc = mm_fail(err, MM_EINVAL,
+					     "--kernel %s: the curve's name '%s@%.*s' is longer than %zu characters "
+					     "(a shorter file name)",
+					     kernel, sc.var[v].name, n, base, sizeof(cv->label) - 1);
+				scenario_free(&r->sc[c]);
+				program_free(&r->prog[c]);
+				break;
+			}
 		} else {
 			snprintf(cv->label, sizeof(cv->label), "%s", sc.var[v].name);
 		}

@@ -154,6 +154,15 @@ mmsim_cli(long_scenario_path fail
 mmsim_cli(long_profile_path fail
   PATTERNS "^mmsim: .*\\.\\.\\.: a profile's path has at most 511 characters"
   ARGS --machine generic --cores 4 --kernel ${MMSIM_DEEP_DIR}/k.conf --scenario has_pinned_write --tasks 1)
+# two kernel files of one 130-character prefix: a curve name cut to 127 characters would be the
+# same for both; refused
+string(REPEAT "k" 130 MMSIM_K130)
+file(WRITE ${MMSIM_CLI_DIR}/${MMSIM_K130}_A.conf "[kernel]\nbase = linux-6.8\n")
+file(WRITE ${MMSIM_CLI_DIR}/${MMSIM_K130}_B.conf "[kernel]\nbase = linux-6.8\n")
+mmsim_cli(kernel_label_too_long fail
+  PATTERNS "the curve's name 'page_fault2_vma_lock@k+_A' is longer than 127 characters"
+  ARGS --machine generic --cores 4 --scenario page_fault2_vma_lock --tasks 1
+       --kernel ${MMSIM_CLI_DIR}/${MMSIM_K130}_A.conf,${MMSIM_CLI_DIR}/${MMSIM_K130}_B.conf)
 mmsim_cli(untracked_locks_counted ok
   PATTERNS "^  lock mm\\.l31 " "^  \\(and 2 lock\\(s\\) and 2 line\\(s\\) more, simulated but not shown: 32 of each are\\)"
   ARGS explain --machine generic --cores 4 --scenario ${MMSIM_CLI_DIR}/many_locks.scn --tasks 2 --no-verify)
