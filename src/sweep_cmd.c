@@ -801,8 +801,12 @@ static void sw_run_name(const struct sw_plan *pl, int ri, char *buf, size_t cap)
 	const struct sw_run *ru = &pl->run[ri];
 	const struct sw_base *bs = &pl->base[ru->base];
 
-	snprintf(buf, cap, "run %d of %d: machine %s, kernel %s, seed %llu", ri + 1, pl->nruns, bs->r->o.machine,
-		 sw_kernel_name(pl, bs), ru->seed);
+	if (snprintf(buf, cap, "run %d of %d: machine %s, kernel %s, seed %llu", ri + 1, pl->nruns, bs->r->o.machine,
+		     sw_kernel_name(pl, bs), ru->seed) >= (int)cap)
+		/* long machine and kernel items: the seed first, so that runs that differ only in it
+		 * still read apart, and the items shortened (with '...') */
+		snprintf(buf, cap, "run %d of %d: seed %llu, machine %.150s..., kernel %.150s...", ri + 1, pl->nruns,
+			 ru->seed, bs->r->o.machine, sw_kernel_name(pl, bs));
 }
 
 /* What point @k is, for messages and its JSON; @cfg: its configuration (points only). */

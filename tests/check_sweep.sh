@@ -72,6 +72,19 @@ EOF
 	run_block 3 >block3.table
 	cmp block3.table run3.table && echo "ok:   run 3's table is mmsim run's" ||
 		{ echo "FAIL: run 3's table is not what mmsim run prints"; fail=1; }
+	# machine and kernel items too long for a run's name: the seed comes first and both are
+	# shortened, so that runs that differ only in their seed still read apart
+	long=$(printf 'k%.0s' $(seq 200))
+	mkdir -p "$long" && printf '[kernel]\nbase = linux-6.8\n' >"$long/$long.conf" &&
+		cp "$(dirname "$0")/../data/machines/generic.conf" "$long/m$long.conf" ||
+		{ echo "FAIL: cannot write the long-named profiles"; fail=1; }
+	printf 'machine %s\nscenario page_fault2_vma_lock\nkernel %s\ntasks 1\ncores 4\nseed 1-2\nevents 20000\n' \
+		"$PWD/$long/m$long.conf" "$PWD/$long/$long.conf" >long.sweep
+	out=$("$mmsim" sweep long.sweep 2>&1)
+	printf '%s\n' "$out" | grep -q '^# run 1 of 2: seed 1, machine .*\.\.\., kernel .*\.\.\.$' &&
+		printf '%s\n' "$out" | grep -q '^# run 2 of 2: seed 2, machine ' &&
+		echo "ok:   long machine and kernel items: each run named with its seed" ||
+		{ echo "FAIL: long items: $(printf '%s\n' "$out" | grep '^# run' | cut -c1-80)"; fail=1; }
 	;;
 extras)
 	cat >k2.conf <<'EOF'
