@@ -76,7 +76,7 @@ static const struct opt_def opt_table[] = {
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
     {"seeds", O_INT, OFF(seeds), "N", "1",
      "run: every point under seeds S..S+N-1 too (at most 64), with the spread of each result (and of the gain of "
-     "two curves)"},
+     "two curves); reproduce published: each prediction the mean over those seeds"},
     {"events", O_LL, OFF(events), "E", "200000 + 2000 per task",
      "events simulated in each point's measurement window (longer: less noise)"},
     {"measured", O_STR, OFF(measured), "FILE", NULL,
@@ -1013,6 +1013,7 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 {
 	struct mm_error err = {0};
 	struct reproduce_opts ro = {.seed = o->seed,
+				    .seeds = o->seeds,
 				    .events = o->events,
 				    .csv = !strcmp(o->format, "csv"),
 				    .progress = isatty(2),
@@ -1029,7 +1030,10 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 			return die(
 			    2, "reproduce published takes its scenarios, machines, kernels and task counts from "
 			       "data/reference/published/curves.csv (or --measured-dir DIR's); it takes only "
-			       "--format, --plot DIR, --measured-dir DIR, --events, --seed, --max-work and --force");
+			       "--format, --plot DIR, --measured-dir DIR, --events, --seed, --seeds, --max-work and "
+			       "--force");
+		if (o->seeds > 64)
+			return die(2, "--seeds %d is out of range (expected 1 to 64)", o->seeds);
 		ro.plot_dir = o->plot;
 		ro.published_dir = o->measured_dir;
 		ro.force = o->force;
@@ -1038,7 +1042,8 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 		return 0;
 	}
 	if (o->scenario || strcmp(o->machine, "generic") || o->kernel || o->tasks || o->mode || o->cores ||
-	    o->ops_per_task || o->plot || o->measured || o->fit_tasks || o->measured_dir || o->placement)
+	    o->ops_per_task || o->plot || o->measured || o->fit_tasks || o->measured_dir || o->placement ||
+	    o->seeds > 1)
 		return die(2, "reproduce seeds chooses its own scenarios, machines and task counts; it takes only "
 			      "--format, --events and --seed (its sensitivity table is always shown)");
 	if (reproduce_seeds(&ro, &err))

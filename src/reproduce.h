@@ -8,6 +8,7 @@
 
 struct reproduce_opts {
 	unsigned long long seed;
+	int seeds;		   /* reproduce published: each prediction the mean over seeds seed .. seed+seeds-1 */
 	long long events;	   /* 0: the simulator's default */
 	int csv;		   /* rows as CSV instead of tables */
 	int sensitivity;	   /* 0.5x/2x of every unmeasured number each point rests on */

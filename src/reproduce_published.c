@@ -63,6 +63,7 @@ struct pcurve {
 struct pjob {
 	const char *machine, *kernel, *scenario, *mode, *placement;
 	int tasks;
+	int rep; /* --seeds: run under seed S + rep */
 	int rc;
 	struct mm_error err;
 	struct sim_result res;
@@ -518,7 +519,7 @@ static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct
 				  .prog = &prog,
 				  .mode = strcmp(j->mode, "processes") ? SC_THREADS : SC_PROCESSES,
 				  .ntasks = j->tasks,
-				  .seed = o->seed,
+				  .seed = o->seed + (unsigned long long)j->rep,
 				  .measure_events = (uint64_t)o->events,
 				  .max_work = o->max_work};
 	if (o->max_work > 0 && sim_work_estimate(&cfg, why, sizeof(why)) > o->max_work)
@@ -563,9 +564,10 @@ static double role_ops_task(const struct sim_result *r, const char *role)
 	return NAN;
 }
 
-static double predicted(const struct pcurve *c, const struct pcurve *k, int p, const struct pjob *jobs)
+/* The prediction of point @p of curve @k from the simulations @off after its own (a seed's copy). */
+static double predicted_one(const struct pcurve *c, const struct pcurve *k, int p, const struct pjob *jobs, int off)
 {
-	const struct pjob *j = &jobs[k->job[p]];
+	const struct pjob *j = &jobs[k->job[p] + off];
 	const struct sim_result *r = &j->res;
 	double busy;
 
@@ -586,11 +588,23 @@ static double predicted(const struct pcurve *c, const struct pcurve *k, int p, c
 
 		for (int q = 0; q < b->n; q++)
 			if (b->tasks[q] == k->tasks[p] && b->job[q] >= 0)
-				return 100 * (r->ops_per_s_task / jobs[b->job[q]].res.ops_per_s_task - 1);
+				return 100 * (r->ops_per_s_task / jobs[b->job[q] + off].res.ops_per_s_task - 1);
 		return NAN;
 	}
 	}
 	return NAN;
+}
+
+/* The mean of the point's prediction over the @nrep seeds (each seed's simulations @nj after the
+ * last's): the model's expected value, of which one seed is a draw. */
+static double predicted(const struct pcurve *c, const struct pcurve *k, int p, const struct pjob *jobs, int nj,
+			int nrep)
+{
+	double sum = 0;
+
+	for (int r = 0; r < nrep; r++)
+		sum += predicted_one(c, k, p, jobs, r * nj);
+	return sum / nrep;
 }
 
 /* ---- the figures ----------------------------------------------------------------------------- */
@@ -782,7 +796,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 	struct pcurve *c = calloc(MAXC, sizeof(*c));
 	struct pjob *jobs = calloc(MAXJ, sizeof(*jobs));
 	char *ctext = NULL, *ptext = NULL, cwhere[4200], pwhere[4200];
-	int nc = 0, nj = 0, nrows = 0, rc = 0, csv = o->csv, done = 0;
+	int nc = 0, nj = 0, nrows = 0, rc = 0, csv = o->csv, done = 0, nrep = o->seeds > 1 ? o->seeds : 1, nall;
 	/* the summary */
 	/* every point of every curve at most: a figure each */
 	double abs_e[MAXC * MAXP], shape_e[MAXC * MAXP], shape_same[MAXC * MAXP], usl_same[MAXC * MAXP],
@@ -833,18 +847,30 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 				rc = err->code;
 				goto out;
 			}
-	fprintf(stderr, "mmsim: %d published values in %d curves; %d simulations\n", nrows, nc, nj);
+	/* --seeds N: every simulation again under seeds S+1 .. S+N-1, after all of the seed before */
+	if ((long)nj * nrep > MAXJ) {
+		rc = mm_fail(err, MM_ERANGE, "reproduce published: %d simulations x %d seeds, more than %d", nj, nrep,
+			     MAXJ);
+		goto out;
+	}
+	nall = nj * nrep;
+	for (int j = nj; j < nall; j++) {
+		jobs[j] = jobs[j % nj];
+		jobs[j].rep = j / nj;
+	}
+	fprintf(stderr, "mmsim: %d published values in %d curves; %d simulations%s\n", nrows, nc, nall,
+		nrep > 1 ? " (every point under each seed)" : "");
 #pragma omp parallel for schedule(dynamic, 1)
-	for (int j = 0; j < nj; j++) {
+	for (int j = 0; j < nall; j++) {
 		jobs[j].rc = simulate(&jobs[j], o, c, nc);
 #pragma omp critical(mmsim_reproduce_published_progress)
 		{
 			done++;
 			if (o->progress)
-				fprintf(stderr, "\rmmsim: %d/%d simulations%s", done, nj, done == nj ? "\n" : "");
+				fprintf(stderr, "\rmmsim: %d/%d simulations%s", done, nall, done == nall ? "\n" : "");
 		}
 	}
-	for (int j = 0; j < nj; j++)
+	for (int j = 0; j < nall; j++)
 		if (jobs[j].rc) {
 			rc = mm_fail(err, jobs[j].rc, "%s on %s (%s, %s, %d tasks): %s", jobs[j].scenario,
 				     jobs[j].machine, jobs[j].kernel, jobs[j].mode, jobs[j].tasks, jobs[j].err.msg);
@@ -863,7 +889,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 	for (int i = 0; i < nc; i++)
 		if (!c[i].skip[0])
 			for (int p = 0; p < c[i].n; p++)
-				c[i].pred[p] = predicted(c, &c[i], p, jobs);
+				c[i].pred[p] = predicted(c, &c[i], p, jobs, nj, nrep);
 	for (int i = 0; i < nc; i++)
 		if (!c[i].skip[0])
 			shape_and_usl(&c[i], err);
@@ -872,10 +898,14 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 	if (csv)
 		printf("section,curve,row,tasks,machine,kernel,scenario,mode,placement,metric,measured,predicted,"
 		       "error_pct,shape_error_pct,usl_predicted,usl_error_pct,fitted\n");
-	else
+	else {
 		printf("published curves (%s): measured, mmsim's prediction and its error; shape: one scalar fitted "
 		       "at the lowest task count; USL: fitted on N <= max/4\n",
 		       cwhere);
+		if (nrep > 1)
+			printf("(each prediction the mean over seeds %llu to %llu)\n", o->seed,
+			       o->seed + (unsigned long long)nrep - 1);
+	}
 	for (int i = 0; i < nc; i++) {
 		struct pcurve *k = &c[i];
 
@@ -1002,7 +1032,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 		struct pfitted *fit = NULL;
 		int nfit = 0;
 
-		for (int j = 0; j < nj && !rc; j++)
+		for (int j = 0; j < nall && !rc; j++)
 			rc = fitted_merge(jobs[j].fitted_desc, &fit, &nfit, err);
 		if (rc) {
 			fitted_free(fit, nfit);
@@ -1067,7 +1097,7 @@ out:
 	free(ctext);
 	free(ptext);
 	free(c);
-	for (int j = 0; jobs && j < nj; j++)
+	for (int j = 0; jobs && j < nj * nrep && j < MAXJ; j++)
 		free(jobs[j].fitted_desc);
 	free(jobs);
 	return rc;

@@ -47,6 +47,33 @@ printf '%s\n' "$second" | awk -F, '
 [ "$(printf '%s\n' "$second" | grep -c '^pair,')" = 5 ] || { echo "FAIL: expected 5 pair rows"; fail=1; }
 [ "$(printf '%s\n' "$second" | grep -c '^point,')" = 15 ] || { echo "FAIL: expected 15 point rows"; fail=1; }
 
+# --seeds 2: each prediction the mean of seed 1's and seed 2's
+s1=$("$mmsim" reproduce published --measured-dir "$tmp" --format csv --events 20000 --seed 1 2>/dev/null)
+s2=$("$mmsim" reproduce published --measured-dir "$tmp" --format csv --events 20000 --seed 2 2>/dev/null)
+s12=$("$mmsim" reproduce published --measured-dir "$tmp" --format csv --events 20000 --seed 1 --seeds 2 2>/dev/null) ||
+	{ echo "FAIL: --seeds 2 does not run"; fail=1; }
+{ printf '%s\n' "$s1" | sed 's/^/A,/'; printf '%s\n' "$s2" | sed 's/^/B,/'; printf '%s\n' "$s12" | sed 's/^/M,/'; } |
+	awk -F, '$2 == "point" { v[$1, $3, $5] = $13; n[$1]++ }
+	END {
+		for (k in v) {
+			split(k, a, SUBSEP)
+			if (a[1] != "M") continue
+			want = (v["A", a[2], a[3]] + v["B", a[2], a[3]]) / 2
+			if (want == 0 || (v[k] - want) / want > 1e-5 || (want - v[k]) / want > 1e-5) {
+				printf "FAIL: --seeds 2 at %s %s: %s, the seeds'"'"' mean %s\n", a[2], a[3], v[k], want; bad = 1
+			}
+			m++
+		}
+		for (k in v) {
+			split(k, a, SUBSEP)
+			if (a[1] == "A" && v[k] != v["B", a[2], a[3]]) differ++
+		}
+		if (m != 15 || n["A"] != 15) { print "FAIL: --seeds 2: " m " points"; bad = 1 }
+		if (!differ) { print "FAIL: --seeds 2: seeds 1 and 2 predict alike, the mean checks nothing"; bad = 1 }
+		if (!bad) print "ok:   --seeds 2: each of the 15 predictions is the two seeds'"'"' mean"
+		exit bad
+	}' || fail=1
+
 # --plot DIR: one PNG per throughput curve; an existing plot is not overwritten without --force, and
 # that is known before anything is simulated; a file is not a directory
 if command -v gnuplot > /dev/null; then

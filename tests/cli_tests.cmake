@@ -527,6 +527,10 @@ mmsim_cli(reproduce_unknown_what fail
 mmsim_cli(reproduce_own_choices fail
   PATTERNS "reproduce seeds chooses its own scenarios, machines and task counts"
   ARGS reproduce seeds --machine amd-2s-128c)
+# --seeds is reproduce published's; seeds refuses it rather than ignore it
+mmsim_cli(reproduce_seeds_refuses_seeds fail
+  PATTERNS "reproduce seeds chooses its own scenarios, machines and task counts"
+  ARGS reproduce seeds --seeds 2)
 add_test(NAME cli_reproduce_seeds
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/reproduce_seeds.csv)
