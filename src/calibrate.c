@@ -2272,6 +2272,18 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 			       "--out-machine writes a measured profile: not with --machine (which "
 			       "skips measuring)");
 	}
+	/* one file for both would end as the second written (or be refused after all the work) */
+	if (o->out_machine && o->out_kernel) {
+		struct stat a, b;
+
+		if (!strcmp(o->out_machine, o->out_kernel) || (!stat(o->out_machine, &a) && !stat(o->out_kernel, &b) &&
+							       a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+			free(c);
+			return mm_fail(err, MM_EINVAL,
+				       "--out-machine and --out-kernel name one file (%s): two are written",
+				       o->out_kernel);
+		}
+	}
 	if ((size_t)snprintf(c->tmpdir, sizeof(c->tmpdir), "%s/mmsim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
 	    sizeof(c->tmpdir)) {
 		free(c);

@@ -22,6 +22,9 @@ mmsim_cli(calibrate_fit_task_not_measured fail
 mmsim_cli(calibrate_machine_and_out_machine fail
   PATTERNS "--out-machine writes a measured profile"
   ARGS calibrate --machine local --out-machine ${MMSIM_CAL_DIR}/never.conf)
+mmsim_cli(calibrate_one_file_for_both fail
+  PATTERNS "^mmsim: --out-machine and --out-kernel name one file \\(.*/both\\.conf\\): two are written"
+  ARGS calibrate --out-machine ${MMSIM_CAL_DIR}/both.conf --out-kernel ${MMSIM_CAL_DIR}/both.conf)
 mmsim_cli(calibrate_in_help ok
   PATTERNS "mmsim calibrate \\[--out-machine FILE\\]" "--measured-dir DIR"
   ARGS --help)
