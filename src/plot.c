@@ -48,6 +48,31 @@ static int plot_script(FILE *f, FILE *d, const char *datafile, int png, const ch
 	return 0;
 }
 
+/* Whether gnuplot wrote @path whole (it exits 0 on a full disk): a PNG ends with its IEND chunk,
+ * an SVG with its closing tag. */
+static int plot_complete(const char *path, const char *ext)
+{
+	static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	unsigned char tail[64];
+	FILE *f = fopen(path, "rb");
+	long n;
+	size_t got;
+
+	if (!f)
+		return 0;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 12 || fseek(f, n > 64 ? n - 64 : 0, SEEK_SET)) {
+		fclose(f);
+		return 0;
+	}
+	got = fread(tail, 1, sizeof(tail), f);
+	fclose(f);
+	if (!strcmp(ext, ".png"))
+		return got >= 12 && !memcmp(tail + got - 12, iend, 12);
+	while (got > 0 && (tail[got - 1] == '\n' || tail[got - 1] == '\r' || tail[got - 1] == ' '))
+		got--;
+	return got >= 6 && !memcmp(tail + got - 6, "</svg>", 6);
+}
+
 int plot_run(const char *path, int force, const char *what, plot_writer write, void *arg, struct mm_error *err)
 {
 	const char *ext = strrchr(path, '.');
@@ -96,7 +121,8 @@ int plot_run(const char *path, int force, const char *what, plot_writer write, v
 		goto out;
 	}
 	rc = plot_script(f, d, datafile, !strcmp(ext, ".png"), out.tmp, write, arg);
-	fclose(d);
+	if (fclose(d))
+		rc = -1;
 	if (fclose(f) || rc) {
 		rc = mm_fail(err, MM_EIO, "%s: cannot write the plot's script", what);
 		goto out;
@@ -114,6 +140,11 @@ int plot_run(const char *path, int force, const char *what, plot_writer write, v
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		cleanup_forget_child(child);
+	}
+	if (pid >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && !stat(out.tmp, &st) && st.st_size > 0 &&
+	    !plot_complete(out.tmp, ext)) {
+		rc = mm_fail(err, MM_EIO, "%s %s: gnuplot left it incomplete (is the disk full?)", what, path);
+		goto out;
 	}
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(out.tmp, &st) || st.st_size == 0) {
 		rc = mm_fail(err, MM_EIO, "%s %s: gnuplot failed%s", what, path,

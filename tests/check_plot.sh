@@ -1,6 +1,6 @@
 #!/bin/sh
 # What --plot draws, read from the gnuplot script mmsim writes, and the tables' plain numbers.
-#   check_plot.sh MMSIM WORKDIR ratio|measured|published|table
+#   check_plot.sh MMSIM WORKDIR ratio|measured|published|table|truncated
 # A stand-in gnuplot (first on PATH) keeps each script and its data in WORKDIR/keep, then runs
 # the real gnuplot when there is one (the PNG must then be a PNG, not empty) or writes a
 # placeholder image (the checks of the script still run; the PNG checks say they were skipped).
@@ -13,6 +13,7 @@
 #            processes", each with its symbol; its table prints 1234567, not 1.23457e+06.
 # table:     a run's table (ops/s over a million, --seeds, the gain table, --sensitivity) has no
 #            number in exponent notation.
+# truncated: a PNG gnuplot left cut (a full disk; it exits 0) is an error, and no file is left.
 set -u
 mmsim=$1
 dir=$2
@@ -38,7 +39,8 @@ cp "$dir"/tmp/mmsim-plot-*.dat "$dir/keep/\$name.dat"
 if [ -n "$real" ]; then
 	exec "$real" "\$1"
 fi
-echo placeholder >"\$out"
+# a placeholder that ends as a PNG does (mmsim checks for the IEND chunk)
+printf 'placeholder\\0\\0\\0\\0IEND\\256\\102\\140\\202' >"\$out"
 EOS
 chmod +x "$dir/bin/gnuplot"
 run() { # mmsim ARGS..., with the stand-in gnuplot
@@ -187,8 +189,24 @@ table)
 		ok "no number in exponent notation in the tables"
 	fi
 	;;
+truncated)
+	# gnuplot exits 0 on a full disk, leaving the PNG cut: a stand-in that writes the start of a
+	# PNG and exits 0 must make mmsim fail and leave no file (the code before kept the cut one)
+	cat >"$dir/bin/gnuplot" <<EOS
+#!/bin/sh
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+printf '\\211PNG\\r\\n\\032\\n\\0\\0\\0\\rIHDR' >"\$out"
+EOS
+	if run --cores 4 --scenario has_pinned_write --tasks 1,2 --events 20000 --plot "$dir/cut.png" \
+		>"$dir/stdout" 2>&1; then
+		bad "a cut PNG was accepted: $(tail -1 "$dir/stdout")"
+	else
+		has "$dir/stdout" "gnuplot left it incomplete" "a cut PNG is an error: $(tail -1 "$dir/stdout")"
+	fi
+	if ls "$dir"/cut.png* >/dev/null 2>&1; then bad "left behind: $(ls "$dir"/cut.png*)"; else ok "no file left"; fi
+	;;
 *)
-	echo "usage: check_plot.sh MMSIM WORKDIR ratio|measured|published|table"
+	echo "usage: check_plot.sh MMSIM WORKDIR ratio|measured|published|table|truncated"
 	exit 2
 	;;
 esac

@@ -616,7 +616,7 @@ set_tests_properties(install_tree PROPERTIES LABELS fast TIMEOUT 60)
 # it (and runs the real one when there is one): two curves' ratio panel, the measured points'
 # symbols and legend entries, reproduce published's plots; and plain numbers in the tables.
 foreach(part IN ITEMS "plot_ratio_panel|ratio" "plot_measured_symbols|measured" "plot_published|published"
-                      "table_plain_numbers|table")
+                      "table_plain_numbers|table" "plot_truncated|truncated")
   string(REPLACE "|" ";" part "${part}")
   list(GET part 0 pname)
   list(GET part 1 pwhat)
