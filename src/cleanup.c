@@ -170,6 +170,37 @@ int outfile_check(const char *path, int force, const char *what, struct mm_error
 	return 0;
 }
 
+int outdir_check(const char *dir, const char *what, struct mm_error *err)
+{
+	struct stat st;
+	char parent[4096];
+	const char *slash;
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!stat(dir, &st))
+		return !S_ISDIR(st.st_mode) ? mm_fail(err, MM_EINVAL, "%s %s: not a directory", what, dir)
+		       : access(dir, W_OK | X_OK)
+			   ? mm_fail(err, MM_EINVAL, "%s %s: cannot write in it: %s", what, dir, strerror(errno))
+			   : 0;
+	/* to be made at the end: its parent must take it (said now, not after the work) */
+	slash = memrchr(dir, '/', n);
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == dir)
+		snprintf(parent, sizeof(parent), "/");
+	else if ((size_t)(slash - dir) < sizeof(parent))
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+	else
+		return mm_fail(err, MM_EINVAL, "%s %s: a path too long", what, dir);
+	if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+		return mm_fail(err, MM_EINVAL, "%s %s: no directory %s to make it in", what, dir, parent);
+	if (access(parent, W_OK | X_OK))
+		return mm_fail(err, MM_EINVAL, "%s %s: cannot make it in %s: %s", what, dir, parent, strerror(errno));
+	return 0;
+}
+
 int outfile_reserve(struct outfile *o, const char *path, int force, const char *what, struct mm_error *err)
 {
 	int fd, rc;

@@ -58,5 +58,8 @@ void outfile_abort(struct outfile *o);
 
 /* Refuse an existing @path unless @force (the check before the work, not the last one). */
 int outfile_check(const char *path, int force, const char *what, struct mm_error *err);
+/* A directory of outputs, @dir: if it exists, one that can be written in; else one its parent can
+ * make.  0, or MM_EINVAL with what is wrong (checked before the work, made after it). */
+int outdir_check(const char *dir, const char *what, struct mm_error *err);
 
 #endif

@@ -738,6 +738,8 @@ static int plots_check(const struct reproduce_opts *o, const struct pcurve *c, i
 			       "--plot %s: not a directory (reproduce published draws one PNG per curve "
 			       "into it)",
 			       o->plot_dir);
+	if ((rc = outdir_check(o->plot_dir, "--plot", err)))
+		return rc;
 	for (int i = 0; i < nc; i++)
 		if (plottable(&c[i])) {
 			snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);

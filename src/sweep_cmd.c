@@ -1450,6 +1450,8 @@ static int sw_plot_check(const struct sw_plan *pl, const char *dir, int force, s
 	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
 		return mm_fail(err, MM_EINVAL, "--plot %s: not a directory (a sweep draws one PNG per run into it)",
 			       dir);
+	if ((rc = outdir_check(dir, "--plot", err)))
+		return rc;
 	for (int i = 0; i < pl->nruns; i++) {
 		snprintf(path, sizeof(path), "%s/run-%d.png", dir, i + 1);
 		if ((rc = outfile_check(path, force, "--plot", err)))

@@ -91,6 +91,12 @@ if command -v gnuplot > /dev/null; then
 else
 	echo "skipped: --plot checks (no gnuplot)"
 fi
+# a --plot DIR that cannot be made is refused before anything is simulated (it was after)
+out=$("$mmsim" reproduce published --measured-dir "$tmp" --plot "$tmp/no/such/dir" 2>&1) &&
+	{ echo "FAIL: --plot in a missing directory accepted"; fail=1; }
+printf '%s\n' "$out" | grep -q "no directory $tmp/no/such to make it in" &&
+	! printf '%s\n' "$out" | grep -q "simulations" && echo "ok:   --plot DIR that cannot be made: refused first" ||
+	{ echo "FAIL: --plot in a missing directory: '$out'"; fail=1; }
 out=$("$mmsim" reproduce published --measured-dir "$tmp" --plot "$tmp/curves.csv" 2>&1) &&
 	{ echo "FAIL: --plot FILE accepted"; fail=1; }
 printf '%s\n' "$out" | grep -q "curves.csv: not a directory" && echo "ok:   --plot FILE refused" ||
