@@ -38,6 +38,18 @@ skipped=$out/skipped-$tag-$date.txt
 other_max=${OTHER_MAX:-0.10}
 retry_wait=${RETRY_WAIT_S:-20}
 mkdir -p "$out" || exit 1
+# SIGINT/TERM/HUP to this script (not only to its process group) stops the benchmark running, which
+# cleans up after itself, and removes this script's own scratch files: each benchmark runs in the
+# background and the script waits for it, so that a trap runs at once
+child=
+csv=
+on_signal() {
+	trap - INT TERM HUP
+	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
+	[ -n "$csv" ] && rm -f "$csv".try* "$csv.tmp" "$csv.msg"
+	exit 143
+}
+trap on_signal INT TERM HUP
 . "$(dirname "$0")/tmpdir.sh"
 use_shm_tmpdir 2
 
@@ -89,9 +101,14 @@ run() {			# name binary args...
 	for attempt in 1 2 3; do
 		echo "== $name (attempt $attempt)"
 		# the attempts are this script's own scratch files: --force replaces a stale one
-		msg=$("$bindir/$bin" --mode both --tasks 1,2 --counts --time-limit 300 \
-			--out "$csv.try$attempt" --force "$@")
+		"$bindir/$bin" --mode both --tasks 1,2 --counts --time-limit 300 \
+			--out "$csv.try$attempt" --force "$@" >"$csv.msg" &
+		child=$!
+		wait "$child"
 		rc=$?
+		child=
+		msg=$(cat "$csv.msg")
+		rm -f "$csv.msg"
 		if [ $rc -eq 77 ]; then
 			echo "$msg"
 			note_skip "$name" "$msg"

@@ -23,6 +23,16 @@ budget=${BUDGET_S:-570}
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 log=$out/run.log
+# SIGINT/TERM/HUP to this script (not only to its process group) stops the benchmark running, which
+# cleans up after itself: it runs in the background and the script waits for it, so that the trap
+# runs at once
+child=
+on_signal() {
+	trap - INT TERM HUP
+	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
+	exit 143
+}
+trap on_signal INT TERM HUP
 : >"$log"
 t_start=$(date +%s)
 
@@ -120,8 +130,11 @@ run_one() {		# name estimate_s binary args...
 	[ "$limit" -gt "$left" ] && limit=$left
 	echo "== $name ($*)" | tee -a "$log"
 	"$bindir/$bin" "$@" --counts --time-limit "$limit" --out "$out/$name.csv" \
-		>>"$log" 2>&1
+		>>"$log" 2>&1 &
+	child=$!
+	wait "$child"
 	rc=$?
+	child=
 	case $rc in
 	0) grep -v '^#' "$out/$name.csv" | sed 's/^/   /' ;;
 	77) echo "   $(tail -n 1 "$log")" ;;
