@@ -51,7 +51,19 @@ gnuplot -e 'set terminal' 2>&1 | grep -q pdfcairo ||
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "$(dirname "$out")/.gen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+# the long steps run in the background with the script waiting (bg), so that a signal to the
+# script alone runs the trap at once: it stops that step (which cleans up after itself), then the
+# EXIT trap removes the scratch folder
+child=
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null; exit 130' INT TERM HUP
+bg() {
+	"$@" &
+	child=$!
+	wait "$child"
+	set -- $?
+	child=
+	return "$1"
+}
 say() { printf 'generate: %s\n' "$*" >&2; }
 
 events=
@@ -84,14 +96,14 @@ if [ -n "$seeds_csv" ]; then
 	cp "$seeds_csv" "$tmp/seeds.csv"
 else
 	say "mmsim reproduce seeds (about two minutes)"
-	"$mmsim" reproduce seeds --format csv >"$tmp/seeds.csv"
+	bg "$mmsim" reproduce seeds --format csv >"$tmp/seeds.csv"
 fi
 awk -F, -f "$here/common.awk" -f "$here/gen-seeds.awk" -v tabfile="$tmp/tab-seeds.tex" "$tmp/seeds.csv" >"$tmp/seeds.tex"
 
 # ---- the published suite -----------------------------------------------------------------------
 say "mmsim reproduce published $events"
 # shellcheck disable=SC2086
-"$mmsim" reproduce published --format csv $events >"$tmp/published.csv"
+bg "$mmsim" reproduce published --format csv $events >"$tmp/published.csv"
 awk -F, -f "$here/common.awk" -f "$here/gen-published.awk" -v dir="$tmp" "$tmp/published.csv" >"$tmp/published.tex"
 # (a curve without USL points makes gnuplot warn: its messages go to figures.log)
 gnuplot -e "dir='$tmp'" "$here/figures.gp" 2>"$tmp/figures.log" || { cat "$tmp/figures.log" >&2; exit 1; }
@@ -111,7 +123,7 @@ say "mmsim calibrate $calq --machine $machine --measured-dir $measdir"
 # --accept-disturbed: a fitted cost the runs do not identify ends at its search bound, which
 # calibrate would otherwise not publish; the paper reports it (the table's last column)
 # shellcheck disable=SC2086
-"$mmsim" calibrate $calq --machine "$machine" --measured-dir "$measdir" \
+bg "$mmsim" calibrate $calq --machine "$machine" --measured-dir "$measdir" \
 	--out-kernel "$tmp/devvm-kernel.conf" --accept-disturbed >"$tmp/calibrate.txt" 2>"$tmp/calibrate.err"
 : >"$tmp/compare.txt"
 # benchmark CSV stem -> the variant it is held against (the VM ran 6.18: per-VMA locks)
@@ -120,7 +132,7 @@ while read -r stem variant; do
 	for csv in $(ls "$measdir/$stem"-*.csv 2>/dev/null | tail -n 1); do
 		printf '@@ %s %s %s\n' "$stem" "$variant" "$(basename "$csv")" >>"$tmp/compare.txt"
 		# shellcheck disable=SC2086
-		"$mmsim" compare --measured "$csv" --scenario "$variant" --machine "$machine" --mode both \
+		bg "$mmsim" compare --measured "$csv" --scenario "$variant" --machine "$machine" --mode both \
 			--kernel "$tmp/devvm-kernel.conf" $events >>"$tmp/compare.txt" 2>&1
 	done
 done <<EOF
@@ -158,7 +170,7 @@ awk -f "$here/common.awk" -f "$here/gen-calibrate.awk" -v dir="$tmp" -v measdir=
 if [ -x "$bench" ]; then
 	say "mmsim-bench $benchq"
 	# shellcheck disable=SC2086
-	"$bench" $benchq "$mmsim" >"$tmp/bench.txt" 2>&1
+	bg "$bench" $benchq "$mmsim" >"$tmp/bench.txt" 2>&1
 	awk -f "$here/common.awk" -f "$here/gen-bench.awk" -v tabfile="$tmp/tab-bench.tex" "$tmp/bench.txt" >"$tmp/bench.tex"
 else
 	say "no mmsim-bench at $bench: the performance section says so"
