@@ -1557,15 +1557,20 @@ static int sw_job(struct sw_plan *pl, const struct opts *o, int k, struct mm_err
 	struct outfile of = {.slot = -1};
 	char what[1200], path[4096];
 	FILE *f = stdout;
-	int rc;
+	int rc, made = 0, dslot = -1;
 
 	if (o->out) {
-		if (mkdir(o->out, 0777) && errno != EEXIST)
+		/* a directory made here goes again on an error or a signal, while empty */
+		if (mkdir(o->out, 0777) == 0) {
+			made = 1;
+			dslot = cleanup_add_file(o->out);
+		} else if (errno != EEXIST) {
 			return mm_fail(err, MM_EIO, "--out %s: cannot create the directory: %s", o->out,
 				       strerror(errno));
+		}
 		snprintf(path, sizeof(path), "%s/%d.json", o->out, k);
 		if ((rc = outfile_open(&of, path, o->force, "--out", err)))
-			return rc;
+			goto out;
 		f = of.f;
 	}
 	if (k < pl->npoint_jobs) {
@@ -1585,8 +1590,8 @@ static int sw_job(struct sw_plan *pl, const struct opts *o, int k, struct mm_err
 		struct sw_sens *s = calloc(1, sizeof(*s));
 
 		if (!s) {
-			outfile_abort(&of);
-			return mm_fail(err, MM_ENOMEM, "out of memory");
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+			goto out;
 		}
 		sw_run_sens(pl, k, s);
 		sw_describe(pl, k, NULL, what, sizeof(what));
@@ -1595,13 +1600,20 @@ static int sw_job(struct sw_plan *pl, const struct opts *o, int k, struct mm_err
 		free(s);
 		rc = 0;
 	}
+	if (!rc)
+		rc = o->out				? outfile_commit(&of, err)
+		     : fflush(stdout) || ferror(stdout) ? mm_fail(err, MM_EIO, "writing the output failed")
+							: 0;
+out:
 	if (rc) {
-		outfile_abort(&of);
-		return rc;
+		if (o->out)
+			outfile_abort(&of);
+		if (made)
+			rmdir(o->out);
 	}
-	if (o->out)
-		return outfile_commit(&of, err);
-	return fflush(stdout) || ferror(stdout) ? mm_fail(err, MM_EIO, "writing the output failed") : 0;
+	if (dslot >= 0)
+		cleanup_forget_file(dslot);
+	return rc;
 }
 
 int sweep_cmd(const struct opts *o, const char *file, const char *argv0, struct mm_error *err)

@@ -1,10 +1,12 @@
 #!/bin/sh
 # An interrupted mmsim leaves nothing behind: no process and no file, half-written or whole.
-#   check_interrupt.sh MMSIM WORKDIR plot|run SIGNAL
+#   check_interrupt.sh MMSIM WORKDIR plot|run|job SIGNAL
 # plot: a stand-in gnuplot (first on PATH) that only waits; mmsim is signalled while it waits
 #       for it: the stand-in must be gone, and neither the plot, its side file nor gnuplot's
 #       script and data may remain.
 # run:  mmsim is signalled while it simulates: it must end by the signal, with no output.
+# job:  mmsim sweep --job 0 --out DIR, DIR made by it, signalled while it simulates: neither the
+#       point's side file nor DIR may remain.
 set -u
 mmsim=$1
 dir=$2
@@ -38,6 +40,16 @@ EOS
 	ls "$dir/tmp" "$dir/out"
 	[ -n "$(ls "$dir/tmp")" ] || fail "no script in TMPDIR while gnuplot runs (test broken)"
 	[ -n "$(ls "$dir/out")" ] || fail "no side file beside the plot while gnuplot runs (test broken)"
+elif [ "$what" = job ]; then
+	printf 'machine generic\nscenario page_fault4_mmap_lock\ntasks 256\ncores 256\n' >"$dir/s.sweep"
+	$launch "$mmsim" sweep "$dir/s.sweep" --job 0 --out "$dir/out/jobs" >"$dir/stdout" 2>&1 &
+	pid=$!
+	i=0
+	while [ -z "$(ls "$dir/out/jobs" 2>/dev/null)" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$(ls "$dir/out/jobs" 2>/dev/null)" ] || fail "no side file in the job's --out DIR (test broken)"
 else
 	$launch "$mmsim" --cores 256 --scenario page_fault >"$dir/stdout" 2>&1 &
 	pid=$!
@@ -58,6 +70,9 @@ if [ "$what" = plot ]; then
 	kill -0 "$gp" 2>/dev/null && { kill -KILL "$gp"; fail "gnuplot (pid $gp) outlived mmsim"; }
 	left=$(ls -A "$dir/tmp" "$dir/out" | grep -v ':$' | grep -v '^$')
 	[ -z "$left" ] || fail "left behind: $left"
+elif [ "$what" = job ]; then
+	left=$(ls -A "$dir/out")
+	[ -z "$left" ] || fail "left behind in $dir/out: $left $(ls -A "$dir/out/jobs" 2>/dev/null)"
 else
 	grep -q 'ops/s' "$dir/stdout" && fail "a partial result was printed"
 fi
