@@ -175,7 +175,7 @@ static void usage(FILE *f)
 	    "       mmsim c2c --scenario VARIANT --tasks N\n"
 	    "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
 	    "       mmsim reproduce seeds [--format table|csv]\n"
-	    "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR]\n"
+	    "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR] [--seeds N]\n"
 	    "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
 	    "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
 	    "[--measured-dir DIR]\n"
