@@ -38,7 +38,7 @@ struct prof_entry {
 };
 
 struct profile {
-	char path[512]; /* file path, or "builtin:NAME" */
+	char path[4096]; /* file path, or "builtin:NAME" */
 	char name[64];
 	int nentries, cap;
 	struct prof_entry *e;

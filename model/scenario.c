@@ -133,9 +133,9 @@ struct parser {
 		int anchor; /* replace, insert: the step the block goes beside, once applied */
 	} edit[32];
 	int nedit;
-	int open_edit;	       /* a replace or insert block being read: its edit + 1 (0: none) */
-	int based;	       /* 'base X': the steps are X's; this file adds derived variants */
-	char base_origin[512]; /* X's path, where the lines of its steps are */
+	int open_edit;		/* a replace or insert block being read: its edit + 1 (0: none) */
+	int based;		/* 'base X': the steps are X's; this file adds derived variants */
+	char base_origin[4096]; /* X's path, where the lines of its steps are */
 };
 
 static int perr(struct parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1134,11 +1134,11 @@ static int edit_ambiguous(const struct parser *p, const struct sc_edit *e, int h
 	char where[1100];
 
 	if (o0 == o1)
-		snprintf(where, sizeof(where), "lines %d %s %d%s%s%s", sc->step[at[0]].line_no, hits > 2 ? "," : "and",
-			 sc->step[at[1]].line_no, hits > 2 ? ", ..." : "", o0 == p->origin ? "" : " of ",
-			 o0 == p->origin ? "" : o0);
-	else
-		snprintf(where, sizeof(where), "%s:%d, %s:%d%s", o0, sc->step[at[0]].line_no, o1,
+		snprintf(where, sizeof(where), "lines %d %s %d%s%s%.900s", sc->step[at[0]].line_no,
+			 hits > 2 ? "," : "and", sc->step[at[1]].line_no, hits > 2 ? ", ..." : "",
+			 o0 == p->origin ? "" : " of ", o0 == p->origin ? "" : o0);
+	else /* (a message holds 1 KiB: two long paths are shown in part) */
+		snprintf(where, sizeof(where), "%.500s:%d, %.500s:%d%s", o0, sc->step[at[0]].line_no, o1,
 			 sc->step[at[1]].line_no, hits > 2 ? ", ..." : "");
 	return mm_fail(p->err, MM_EPARSE,
 		       "%s:%d:%d: step '%s %s%s%s' is in variant %s %d times (%s); '%s' edits one: %s", p->origin,

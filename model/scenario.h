@@ -121,7 +121,7 @@ struct sc_step {
 };
 
 struct scenario {
-	char path[512];
+	char path[4096];
 	char name[SC_NAME];
 	char title[256];
 	char opdoc[256];
