@@ -1095,6 +1095,10 @@ static int cmd_validate(const struct opts *o, const char *cmdline)
 	rc = cmd_run(&c, cmdline, 1);
 	if (!rc && (rc = validate_print_counts(stdout, &req, vr, &mismatches, &err)))
 		rc = die(1, "%s", err.msg);
+	/* the measurement is whole and stays: say so, not only what failed after it */
+	if (rc)
+		fprintf(stderr, "mmsim: the measured result %s is kept (mmsim compare --measured %s redoes the rest)\n",
+			vr->csv, vr->csv);
 	free(vr);
 	return rc;
 }

@@ -392,6 +392,23 @@ add_test(NAME cli_validate_keeps_existing
   COMMAND sh ${MMSIM_CLI_DIR}/validate_exists.sh $<TARGET_FILE:mmsim> ${FAKE_BIN} ${MMSIM_CLI_DIR})
 set_tests_properties(cli_validate_keeps_existing PROPERTIES LABELS fast TIMEOUT 60)
 
+# The plot fails after the measurement: the whole result is kept, and the error says so.
+file(MAKE_DIRECTORY ${MMSIM_CLI_DIR}/failing-gnuplot)
+file(WRITE ${MMSIM_CLI_DIR}/failing-gnuplot/gnuplot "#!/bin/sh\nexit 1\n")
+file(CHMOD ${MMSIM_CLI_DIR}/failing-gnuplot/gnuplot PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+add_test(NAME cli_validate_plot_fails_result_kept
+  COMMAND sh -c [=[
+dir=$3/validate-plotfail-out
+rm -rf "$dir"
+PATH="$2:$PATH" MMSIM_VALIDATE_BIN_DIR=$1 "$0" validate --scenario page_fault1_vma_lock --machine nehalem-i7-920 \
+  --tasks 1,2 --out "$dir" >"$dir.log" 2>&1 && { cat "$dir.log"; echo "FAIL: a failed plot gave status 0"; exit 1; }
+grep -q "the measured result $dir/.*\.csv is kept" "$dir.log" || { cat "$dir.log"; echo "FAIL: not said"; exit 1; }
+ls "$dir"/*.csv >/dev/null && ! ls "$dir"/*.png >/dev/null 2>&1 || { ls "$dir"; echo "FAIL: files"; exit 1; }
+echo "ok: the result kept and said so: $(tail -1 "$dir.log")"
+rm -rf "$dir" "$dir.log"
+]=] $<TARGET_FILE:mmsim> ${FAKE_BIN} ${MMSIM_CLI_DIR}/failing-gnuplot ${MMSIM_CLI_DIR})
+set_tests_properties(cli_validate_plot_fails_result_kept PROPERTIES LABELS fast TIMEOUT 60)
+
 # A --tasks list longer than the recorded command can hold is an error, not a cut record.
 string(REPEAT "1," 2600 LONG_TASKS)
 mmsim_validate_fake(validate_long_tasks fail
