@@ -402,9 +402,11 @@ static void fitted_free(struct pfitted *f, int nf)
 	free(f);
 }
 
-/* Whether the ", "-separated list @list holds the @n characters at @item as one of its items. */
-static int list_has(const char *list, const char *item, size_t n)
+/* Whether the ", "-separated list @list holds @item as one of its items. */
+static int list_has(const char *list, const char *item)
 {
+	size_t n = strlen(item);
+
 	for (const char *at = list; *at;) {
 		const char *end = strstr(at, ", ");
 		size_t len = end ? (size_t)(end - at) : strlen(at);
@@ -422,48 +424,51 @@ static int list_has(const char *list, const char *item, size_t n)
  * MM_ENOMEM, or 0. */
 static int fitted_merge(const char *desc, struct pfitted **f, int *nf, struct mm_error *err)
 {
-	for (const char *line = desc; line && *line;) {
-		const char *end = strchr(line, '\n'),
-			   *what = memchr(line, '\t', end ? (size_t)(end - line) : strlen(line));
-		const char *rows =
-		    what ? memchr(what + 1, '\t', (size_t)((end ? end : what + strlen(what)) - what - 1)) : NULL;
-		size_t lend = end ? (size_t)(end - line) : strlen(line);
+	char *text = desc ? strdup(desc) : NULL, *save = NULL;
+	int rc = 0;
+
+	if (desc && !text)
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		/* "machine|kernel NAME\tWHAT\tROWS" */
+		char *what = strchr(line, '\t'), *rows = what ? strchr(what + 1, '\t') : NULL, *w;
+		size_t have;
 		int i;
 
-		if (rows) {
-			size_t nw = (size_t)(what - line), nwhat = (size_t)(rows - what - 1),
-			       nrows = lend - (size_t)(rows + 1 - line);
+		if (!rows)
+			continue;
+		*what++ = 0;
+		*rows++ = 0;
+		for (i = 0; i < *nf; i++)
+			if (!strcmp((*f)[i].what, what) && !strcmp((*f)[i].rows, rows))
+				break;
+		if (i == *nf) {
+			struct pfitted *g = realloc(*f, (size_t)(*nf + 1) * sizeof(**f));
 
-			for (i = 0; i < *nf; i++)
-				if (strlen((*f)[i].what) == nwhat && !strncmp((*f)[i].what, what + 1, nwhat) &&
-				    strlen((*f)[i].rows) == nrows && !strncmp((*f)[i].rows, rows + 1, nrows))
-					break;
-			if (i == *nf) {
-				struct pfitted *g = realloc(*f, (size_t)(*nf + 1) * sizeof(**f));
-
-				if (!g)
-					return mm_fail(err, MM_ENOMEM, "out of memory");
-				*f = g;
-				g[i] = (struct pfitted){.what = strndup(what + 1, nwhat),
-							.rows = strndup(rows + 1, nrows),
-							.where = strdup("")};
-				(*nf)++;
-				if (!g[i].what || !g[i].rows || !g[i].where)
-					return mm_fail(err, MM_ENOMEM, "out of memory");
+			if (!g) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
 			}
-			if (!list_has((*f)[i].where, line, nw)) {
-				size_t have = strlen((*f)[i].where);
-				char *w = realloc((*f)[i].where, have + nw + 3);
-
-				if (!w)
-					return mm_fail(err, MM_ENOMEM, "out of memory");
-				snprintf(w + have, nw + 3, "%s%.*s", have ? ", " : "", (int)nw, line);
-				(*f)[i].where = w;
+			*f = g;
+			g[i] = (struct pfitted){.what = strdup(what), .rows = strdup(rows), .where = strdup("")};
+			(*nf)++;
+			if (!g[i].what || !g[i].rows || !g[i].where) {
+				rc = mm_fail(err, MM_ENOMEM, "out of memory");
+				break;
 			}
 		}
-		line = end ? end + 1 : NULL;
+		if (list_has((*f)[i].where, line))
+			continue;
+		have = strlen((*f)[i].where);
+		if (!(w = realloc((*f)[i].where, have + strlen(line) + 3))) {
+			rc = mm_fail(err, MM_ENOMEM, "out of memory");
+			break;
+		}
+		sprintf(w + have, "%s%s", have ? ", " : "", line);
+		(*f)[i].where = w;
 	}
-	return 0;
+	free(text);
+	return rc;
 }
 
 static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct pcurve *c, int nc)
@@ -483,7 +488,8 @@ static int simulate(struct pjob *j, const struct reproduce_opts *o, const struct
 	j->ncpus = m.topo.ncpus;
 	if ((rc = profile_load(&kp, "kernels", j->kernel, err)))
 		goto out_m;
-	{
+	/* the profiles' [fitted] entries: the same under every seed, so from the first's simulations */
+	if (!j->rep) {
 		size_t size;
 		FILE *f = open_memstream(&j->fitted_desc, &size);
 
@@ -1034,7 +1040,7 @@ int reproduce_published(const struct reproduce_opts *o, struct mm_error *err)
 		struct pfitted *fit = NULL;
 		int nfit = 0;
 
-		for (int j = 0; j < nall && !rc; j++)
+		for (int j = 0; j < nj && !rc; j++)
 			rc = fitted_merge(jobs[j].fitted_desc, &fit, &nfit, err);
 		if (rc) {
 			fitted_free(fit, nfit);
@@ -1099,7 +1105,7 @@ out:
 	free(ctext);
 	free(ptext);
 	free(c);
-	for (int j = 0; jobs && j < nj * nrep && j < MAXJ; j++)
+	for (int j = 0; jobs && j < MAXJ; j++)
 		free(jobs[j].fitted_desc);
 	free(jobs);
 	return rc;
