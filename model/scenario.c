@@ -2,6 +2,7 @@
 #include "scenario.h"
 #include "builtin.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -1646,12 +1647,8 @@ static int check_lock_pairs(const struct scenario *sc, int variant, const struct
 		case SA_EVERY:
 		case SA_CHOOSE:
 		case SA_AS:
-			if (depth == (int)(sizeof(saved) / sizeof(saved[0]))) {
-				rc = mm_fail(err, MM_EPARSE, "%s:%d: blocks nested deeper than %d (variant %s)",
-					     sc->path, in->src_line, (int)(sizeof(saved) / sizeof(saved[0])),
-					     sc->var[variant].name);
-				break;
-			}
+			/* scenario_compile refuses a program nested deeper than its own 64 */
+			assert(depth < (int)(sizeof(saved) / sizeof(saved[0])));
 			saved[depth] = malloc(sc->nobj + 1);
 			if (!saved[depth]) {
 				rc = mm_fail(err, MM_ENOMEM, "out of memory");

@@ -519,7 +519,7 @@ static int cost_in_use(const struct run *r, int k, const char *key)
 	return 0;
 }
 
-int run_sens_items(const struct run *r, struct sens_item *items, int *all)
+int run_sens_items(const struct run *r, struct sens_item *items, struct mm_error *err)
 {
 	int n = 0;
 
@@ -527,13 +527,14 @@ int run_sens_items(const struct run *r, struct sens_item *items, int *all)
 		items[n++] = (struct sens_item){.policy = p, .label = ""};
 	snprintf(items[0].label, sizeof(items[0].label), "arbitration = fifo");
 	snprintf(items[1].label, sizeof(items[1].label), "arbitration = local-first");
-	*all = n; /* every item, also those past RUN_MAX_SENS (not kept) */
+	int all = n; /* every item, also those past RUN_MAX_SENS (not kept) */
+
 	for (int i = 0; i < r->m.prof.nentries; i++) {
 		const struct prof_entry *e = &r->m.prof.e[i];
 
 		if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) || !strcmp(e->key, "jitter"))
 			continue;
-		if (++*all > RUN_MAX_SENS)
+		if (++all > RUN_MAX_SENS)
 			continue;
 		items[n] = (struct sens_item){.machine = 1, .entry = i, .policy = -1};
 		snprintf(items[n++].label, sizeof(items[0].label), "machine [%.20s] %.40s = %.30s (%s)", e->section,
@@ -548,12 +549,19 @@ int run_sens_items(const struct run *r, struct sens_item *items, int *all)
 			if (!e->is_num || (e->tag != PROF_ASSUMED && e->tag != PROF_FITTED) ||
 			    strcmp(e->section, "costs") || e->num == 0 || !cost_in_use(r, k, e->key))
 				continue;
-			if (++*all > RUN_MAX_SENS)
+			if (++all > RUN_MAX_SENS)
 				continue;
 			items[n] = (struct sens_item){.machine = 0, .kslot = k, .entry = i, .policy = -1};
 			snprintf(items[n++].label, sizeof(items[0].label), "%.30s [%.20s] %.40s = %.30s (%s)",
 				 r->ks[k].k.name, e->section, e->key, e->value, prof_tag_name(e->tag));
 		}
+	if (all > RUN_MAX_SENS) {
+		mm_fail(err, MM_ERANGE,
+			"--sensitivity: %d numbers to vary (the arbitration and every [assumed] or [fitted] one the "
+			"curves use), more than the %d one run varies (fewer kernels or curves)",
+			all, RUN_MAX_SENS);
+		return -1;
+	}
 	return n;
 }
 
@@ -607,28 +615,23 @@ void run_sens_print(FILE *f, const struct run *r, const struct curve *cv, const 
 int run_sens_check(const struct run *r, struct mm_error *err)
 {
 	struct sens_item *items = calloc(RUN_MAX_SENS, sizeof(*items));
-	int all = 0;
+	int n;
 
 	if (!items)
 		return mm_fail(err, MM_ENOMEM, "out of memory");
-	run_sens_items(r, items, &all);
+	n = run_sens_items(r, items, err);
 	free(items);
-	if (all > RUN_MAX_SENS)
-		return mm_fail(err, MM_ERANGE,
-			       "--sensitivity: %d numbers to vary (the arbitration and every [assumed] or [fitted] "
-			       "one the curves use), more than the %d one run varies (fewer kernels or curves)",
-			       all, RUN_MAX_SENS);
-	return 0;
+	return n < 0 ? err->code : 0;
 }
 
 int run_sensitivity(struct run *r, struct mm_error *err)
 {
 	struct sens_item *items = calloc(RUN_MAX_SENS, sizeof(*items));
-	int all = 0, n = items ? run_sens_items(r, items, &all) : 0, done = 0;
+	int n = items ? run_sens_items(r, items, err) : 0, done = 0;
 
-	if (all > n) {
+	if (n < 0) {
 		free(items);
-		return run_sens_check(r, err);
+		return err->code;
 	}
 	struct sim_result(*res)[2][RUN_MAX_CURVES] = calloc(n + 1, sizeof(*res));
 	int *rcs = calloc(n * 2 + 1, sizeof(int));

@@ -140,9 +140,9 @@ struct sens_item {
 	int policy; /* >= 0: an arbitration policy instead of an entry */
 };
 
-/* The items of the run's profiles, at most RUN_MAX_SENS; returns how many, and in *@all how many
- * there are (more than returned: some were left out). */
-int run_sens_items(const struct run *r, struct sens_item *items, int *all);
+/* The items of the run's profiles (at most RUN_MAX_SENS); returns how many, or -1 with @err set
+ * when there are more. */
+int run_sens_items(const struct run *r, struct sens_item *items, struct mm_error *err);
 /* MM_ERANGE when the run has more items than RUN_MAX_SENS (said before any curve runs), else 0. */
 int run_sens_check(const struct run *r, struct mm_error *err);
 /* Every curve at the largest task count with @it varied by @factor, under @seed: out[curve]. */

@@ -658,13 +658,8 @@ static int sw_base_load(struct sw_plan *pl, struct sw_base *bs, struct mm_error 
 		bs->sjob_hi = calloc(2 * RUN_MAX_SENS, sizeof(int));
 		if (!bs->sens || !bs->sjob_item || !bs->sjob_hi)
 			return mm_fail(err, MM_ENOMEM, "out of memory");
-		int all = 0;
-
-		bs->nsens = run_sens_items(r, bs->sens, &all);
-		if (all > bs->nsens)
-			return sw_fail_at(s, se->line, se->col, err,
-					  "sensitivity: %d numbers to vary, more than the %d one run varies", all,
-					  RUN_MAX_SENS);
+		if ((bs->nsens = run_sens_items(r, bs->sens, err)) < 0)
+			return sw_fail_at(s, se->line, se->col, err, "%s", err->msg);
 		for (int i = 0; i < bs->nsens; i++)
 			for (int hi = 0; hi < (bs->sens[i].policy >= 0 ? 1 : 2); hi++) {
 				bs->sjob_item[bs->nsjobs] = i;
