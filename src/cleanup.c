@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cleanup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
  */
 static struct {
 	char path[4096 + 16];
+	int tree; /* a directory to empty first (cleanup_add_tree) */
 	atomic_int used;
 } files[CLEANUP_SLOTS];
 
@@ -57,11 +59,36 @@ static void kill_children(void)
 	}
 }
 
+/* Async-signal-safe: unlink every plain entry of the directory @path (getdents64 is a bare system
+ * call; opendir would allocate). */
+static void empty_dir(const char *path)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+
+			const char *nm = d->d_name;
+
+			if (!(nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))))
+				unlinkat(fd, nm, 0);
+			off += d->d_reclen;
+		}
+	close(fd);
+}
+
 /* Newest slots first, so that a directory registered before its files is empty when its turn comes. */
 static void remove_files(void)
 {
 	for (int i = CLEANUP_SLOTS - 1; i >= 0; i--)
 		if (atomic_load(&files[i].used)) {
+			if (files[i].tree)
+				empty_dir(files[i].path);
 			if (unlink(files[i].path) && (errno == EISDIR || errno == EPERM))
 				rmdir(files[i].path);
 			atomic_store(&files[i].used, 0);
@@ -108,7 +135,7 @@ void cleanup_install(void)
 	atexit(on_exit_hook);
 }
 
-int cleanup_add_file(const char *path)
+static int add_file(const char *path, int tree)
 {
 	for (int i = 0; i < CLEANUP_SLOTS; i++)
 		if (!atomic_load(&files[i].used)) {
@@ -117,10 +144,21 @@ int cleanup_add_file(const char *path)
 			if (n >= sizeof(files[i].path))
 				return -1;
 			memcpy(files[i].path, path, n + 1);
+			files[i].tree = tree;
 			atomic_store(&files[i].used, 1);
 			return i;
 		}
 	return -1;
+}
+
+int cleanup_add_file(const char *path)
+{
+	return add_file(path, 0);
+}
+
+int cleanup_add_tree(const char *dir)
+{
+	return add_file(dir, 1);
 }
 
 void cleanup_forget_file(int slot)

@@ -24,6 +24,9 @@ void cleanup_install(void);
 /* Remove @path at exit or on a signal unless forgotten first; returns a slot, or -1 when full.
  * @path may be a directory, removed once empty: register it before the files in it. */
 int cleanup_add_file(const char *path);
+/* A directory removed with the files in it (one level, as a staging directory holds them); the
+ * slot is freed by cleanup_forget_file. */
+int cleanup_add_tree(const char *dir);
 void cleanup_forget_file(int slot);
 
 /* Kill the process group @pgid (a child made leader of its own group) at exit or on a signal. */

@@ -163,6 +163,154 @@ out:
 	return rc;
 }
 
+/* ---- a directory of plots, whole or not at all ------------------------------------------------ */
+
+int plot_set_begin(struct plot_set *ps, const char *dir, int force, const char *what, struct mm_error *err)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->force = force;
+	ps->what = what;
+	ps->dir_slot = ps->stage_slot = -1;
+	if (strlen(dir) >= 4000)
+		return mm_fail(err, MM_EINVAL, "%s %s: the directory's name is too long", what, dir);
+	snprintf(ps->dir, sizeof(ps->dir), "%s", dir);
+	if (mkdir(dir, 0777) == 0)
+		ps->dir_slot = cleanup_add_file(dir); /* made here: gone again if interrupted while empty */
+	else if (errno != EEXIST)
+		return mm_fail(err, MM_EIO, "%s %s: cannot create the directory: %s", what, dir, strerror(errno));
+	snprintf(ps->stage, sizeof(ps->stage), "%s/.mmsim-plots-XXXXXX", dir);
+	if (!mkdtemp(ps->stage)) {
+		int e = errno;
+
+		plot_set_abort(ps);
+		return mm_fail(err, MM_EIO, "%s %s: cannot create a directory in it: %s", what, dir, strerror(e));
+	}
+	if ((ps->stage_slot = cleanup_add_tree(ps->stage)) < 0) {
+		rmdir(ps->stage);
+		ps->stage[0] = '\0';
+		plot_set_abort(ps);
+		return mm_fail(err, MM_EIO, "%s %s: too many temporary files at once", what, dir);
+	}
+	return 0;
+}
+
+int plot_set_path(const struct plot_set *ps, const char *name, char *path, size_t cap, struct mm_error *err)
+{
+	if (strchr(name, '/') || name[0] == '.' || (size_t)snprintf(path, cap, "%s/%s", ps->stage, name) >= cap)
+		return mm_fail(err, MM_EINVAL, "%s %s: '%s' cannot name a plot in it", ps->what, ps->dir, name);
+	return 0;
+}
+
+int plot_set_note(struct plot_set *ps, const char *name, struct mm_error *err)
+{
+	if (ps->n == ps->cap) {
+		int cap = ps->cap ? 2 * ps->cap : 16;
+		char **nn = realloc(ps->names, (size_t)cap * sizeof(*nn));
+
+		if (!nn)
+			return mm_fail(err, MM_ENOMEM, "out of memory");
+		ps->names = nn;
+		ps->cap = cap;
+	}
+	if (!(ps->names[ps->n] = strdup(name)))
+		return mm_fail(err, MM_ENOMEM, "out of memory");
+	ps->n++;
+	return 0;
+}
+
+int plot_set_add(struct plot_set *ps, const char *name, plot_writer write, void *arg, struct mm_error *err)
+{
+	char path[4096 + 300];
+	int rc;
+
+	if ((rc = plot_set_path(ps, name, path, sizeof(path), err)) ||
+	    (rc = plot_run(path, 1, ps->what, write, arg, err)))
+		return rc;
+	return plot_set_note(ps, name, err);
+}
+
+static void plot_set_free(struct plot_set *ps)
+{
+	for (int i = 0; i < ps->n; i++)
+		free(ps->names[i]);
+	free(ps->names);
+	ps->names = NULL;
+	ps->n = ps->cap = 0;
+}
+
+void plot_set_abort(struct plot_set *ps)
+{
+	char path[4096 + 300];
+
+	for (int i = 0; i < ps->n; i++)
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", ps->stage, ps->names[i]) < sizeof(path))
+			unlink(path);
+	if (ps->stage[0])
+		rmdir(ps->stage);
+	cleanup_forget_file(ps->stage_slot);
+	if (ps->dir_slot >= 0)
+		rmdir(ps->dir); /* made here: removed if nothing else is in it */
+	cleanup_forget_file(ps->dir_slot);
+	ps->stage_slot = ps->dir_slot = -1;
+	plot_set_free(ps);
+}
+
+int plot_set_commit(struct plot_set *ps, struct mm_error *err)
+{
+	char from[4096 + 300], to[4096 + 300];
+	struct stat st;
+	int rc = 0, moved;
+
+	/* every target checked again first: none is replaced unless all can be */
+	for (int i = 0; i < ps->n && !ps->force; i++) {
+		snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[i]);
+		if (stat(to, &st) == 0) {
+			rc = mm_fail(err, MM_EINVAL,
+				     "%s appeared while mmsim worked: not overwritten (--force to replace it)", to);
+			plot_set_abort(ps);
+			return rc;
+		}
+	}
+	for (moved = 0; moved < ps->n; moved++) {
+		snprintf(from, sizeof(from), "%s/%s", ps->stage, ps->names[moved]);
+		snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[moved]);
+		if (!ps->force) {
+			/* link() does not replace: a file that appeared since the check above is kept */
+			int e = link(from, to) ? errno : 0;
+
+			if (!e) {
+				unlink(from);
+				continue;
+			}
+			if (e == EEXIST || stat(to, &st) == 0) { /* (a file system without hard links) */
+				rc = mm_fail(err, MM_EINVAL,
+					     "%s appeared while mmsim worked: not overwritten (--force to replace it)",
+					     to);
+				break;
+			}
+		}
+		if (rename(from, to)) {
+			rc = mm_fail(err, MM_EIO, "%s: %s", to, strerror(errno));
+			break;
+		}
+	}
+	if (rc) {
+		/* the plots already moved are this run's: taken out again, so that none is left */
+		for (int i = 0; i < moved; i++) {
+			snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[i]);
+			unlink(to);
+		}
+		plot_set_abort(ps);
+		return rc;
+	}
+	rmdir(ps->stage);
+	cleanup_forget_file(ps->stage_slot);
+	cleanup_forget_file(ps->dir_slot);
+	ps->stage_slot = ps->dir_slot = -1;
+	plot_set_free(ps);
+	return 0;
+}
+
 void plot_string(FILE *f, const char *s)
 {
 	fputc('\'', f);

@@ -23,6 +23,31 @@ typedef void (*plot_writer)(FILE *script, FILE *data, const char *datafile, stru
  */
 int plot_run(const char *path, int force, const char *what, plot_writer write, void *arg, struct mm_error *err);
 
+/*
+ * A directory of plots written whole or not at all (reproduce published --plot DIR, sweep --plot
+ * DIR): each plot is drawn into a hidden staging directory in @dir, and only when every one was
+ * drawn are they moved into @dir; on a failure or a signal the staging directory goes with what it
+ * holds, and @dir too if plot_set_begin made it and it is still empty.
+ */
+struct plot_set {
+	char dir[4096];
+	char stage[4096 + 32];
+	char **names; /* the plots drawn, in order */
+	int n, cap, force, dir_slot, stage_slot;
+	const char *what;
+};
+
+int plot_set_begin(struct plot_set *ps, const char *dir, int force, const char *what, struct mm_error *err);
+/* Draws @name (a file name ending in .png or .svg) into the staging directory. */
+int plot_set_add(struct plot_set *ps, const char *name, plot_writer write, void *arg, struct mm_error *err);
+/* The path plot_set_add(@name) draws to (for callers that draw through plot_run themselves). */
+int plot_set_path(const struct plot_set *ps, const char *name, char *path, size_t cap, struct mm_error *err);
+/* Counts @name, drawn at plot_set_path's path by the caller, in the set. */
+int plot_set_note(struct plot_set *ps, const char *name, struct mm_error *err);
+int plot_set_commit(struct plot_set *ps, struct mm_error *err);
+/* After a failure: the staging directory and the plots in it removed (and @dir if made and empty). */
+void plot_set_abort(struct plot_set *ps);
+
 /* @s as a gnuplot single-quoted string: '' for a quote, a space for a control character. */
 void plot_string(FILE *script, const char *s);
 

@@ -755,24 +755,26 @@ static int plots_check(const struct reproduce_opts *o, const struct pcurve *c, i
 	return 0;
 }
 
+/* Every curve's PNG, all of them or none (plot_set). */
 static int plots(const struct reproduce_opts *o, struct pcurve *c, int nc, struct mm_error *err)
 {
-	char path[4096];
-	int rc = 0, slot = -1;
+	struct plot_set ps;
+	char name[300];
+	int rc;
 
-	if (mkdir(o->plot_dir, 0777) == 0)
-		slot = cleanup_add_file(o->plot_dir); /* made here: gone again if interrupted while empty */
-	else if (errno != EEXIST)
-		return mm_fail(err, MM_EIO, "--plot %s: cannot create the directory: %s", o->plot_dir, strerror(errno));
+	if ((rc = plot_set_begin(&ps, o->plot_dir, o->force, "--plot", err)))
+		return rc;
 	for (int i = 0; i < nc && !rc; i++) {
 		if (!plottable(&c[i]))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);
-		rc = plot_run(path, o->force, "--plot", plot_curve, &c[i], err);
+		snprintf(name, sizeof(name), "%s.png", c[i].id);
+		rc = plot_set_add(&ps, name, plot_curve, &c[i], err);
 	}
-	if (slot >= 0)
-		cleanup_forget_file(slot);
-	return rc;
+	if (rc) {
+		plot_set_abort(&ps);
+		return rc;
+	}
+	return plot_set_commit(&ps, err);
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */

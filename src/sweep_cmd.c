@@ -15,6 +15,7 @@
  */
 #include "sweep_cmd.h"
 #include "cleanup.h"
+#include "plot.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1455,32 +1456,38 @@ static int sw_plot_check(const struct sw_plan *pl, const char *dir, int force, s
 	return 0;
 }
 
+/* Every run's PNG, all of them or none (plot_set). */
 static int sw_plots(struct sw_plan *pl, const char *dir, int force, struct mm_error *err)
 {
-	char path[4096];
-	int rc = 0, slot = -1;
+	struct plot_set ps;
+	char name[64], path[4096 + 300];
+	int rc;
 
-	if (mkdir(dir, 0777) == 0)
-		slot = cleanup_add_file(dir); /* made here: gone again if interrupted while empty */
-	else if (errno != EEXIST)
-		return mm_fail(err, MM_EIO, "--plot %s: cannot create the directory: %s", dir, strerror(errno));
+	if ((rc = plot_set_begin(&ps, dir, force, "--plot", err)))
+		return rc;
 	for (int i = 0; i < pl->nruns && !rc; i++) {
 		const struct run *r = pl->base[pl->run[i].base].r;
-		struct curve *cv = sw_curves(pl, i, err);
+		struct curve *cv;
 		struct report_ctx ctx;
 
-		if (!cv) {
+		snprintf(name, sizeof(name), "run-%d.png", i + 1);
+		if ((rc = plot_set_path(&ps, name, path, sizeof(path), err)))
+			break;
+		if (!(cv = sw_curves(pl, i, err))) {
 			rc = err->code;
 			break;
 		}
-		sw_ctx(pl, i, force, &ctx);
-		snprintf(path, sizeof(path), "%s/run-%d.png", dir, i + 1);
+		sw_ctx(pl, i, 1, &ctx); /* the staging directory is new: --force's check is at the commit */
 		rc = report_plot(path, &ctx, cv, r->ncurves, err);
 		sw_curves_free(cv, r->ncurves);
+		if (!rc)
+			rc = plot_set_note(&ps, name, err);
 	}
-	if (slot >= 0)
-		cleanup_forget_file(slot);
-	return rc;
+	if (rc) {
+		plot_set_abort(&ps);
+		return rc;
+	}
+	return plot_set_commit(&ps, err);
 }
 
 /* The table, CSV or JSON on stdout, after the plots (nothing printed when one fails). */

@@ -88,6 +88,29 @@ if command -v gnuplot > /dev/null; then
 		{ echo "FAIL: existing plot: '$out'"; fail=1; }
 	"$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$tmp/plots" --force > /dev/null 2>&1 ||
 		{ echo "FAIL: --force does not replace the plots"; fail=1; }
+	# the plots are a set: when the second fails (a stand-in gnuplot that fails from its second
+	# run), the first is not left either, nor the staging directory, nor a directory mmsim made
+	mkdir -p "$tmp/bin" "$tmp/keep"
+	real=$(command -v gnuplot)
+	cat >"$tmp/bin/gnuplot" <<EOS
+#!/bin/sh
+n=\$(cat "$tmp/bin/count" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$tmp/bin/count"
+[ "\$n" -ge 1 ] && exit 1
+exec "$real" "\$@"
+EOS
+	chmod +x "$tmp/bin/gnuplot"
+	echo "mine" >"$tmp/keep/notes.txt"
+	for d in "$tmp/made" "$tmp/keep"; do
+		rm -f "$tmp/bin/count"
+		PATH="$tmp/bin:$PATH" "$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$d" \
+			> /dev/null 2>"$tmp/err" && { echo "FAIL: a failed plot was not an error"; fail=1; }
+		if [ "$d" = "$tmp/made" ]; then left=$(ls -A "$d" 2>/dev/null; [ -e "$d" ] && echo "(the directory)"); else
+			left=$(ls -A "$d" | grep -v '^notes.txt$'); fi
+		[ -z "$left" ] && grep -q "gnuplot failed" "$tmp/err" &&
+			echo "ok:   --plot ${d##*/}: the second plot failed, nothing of the set left" ||
+			{ echo "FAIL: --plot ${d##*/} after a failed plot: left '$left', $(tail -1 "$tmp/err")"; fail=1; }
+	done
 else
 	echo "skipped: --plot checks (no gnuplot)"
 fi

@@ -38,7 +38,7 @@ rm -rf "$d"
 set_tests_properties(cli_plot_not_overwritten PROPERTIES LABELS fast TIMEOUT 60)
 
 foreach(sig IN ITEMS INT TERM)
-  foreach(what IN ITEMS plot run job)
+  foreach(what IN ITEMS plot plotset run job)
     add_test(NAME cli_interrupted_${what}_${sig}
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_interrupt.sh $<TARGET_FILE:mmsim>
               ${CMAKE_CURRENT_BINARY_DIR}/interrupt_${what}_${sig} ${what} ${sig})
