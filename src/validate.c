@@ -143,7 +143,33 @@ static int bench_path(const char *bench, char *out, size_t cap, struct mm_error 
 	return 0;
 }
 
-static int mkdir_p(const char *dir, struct mm_error *err)
+/* The directories mkdir_p made, outermost first, each registered for removal (while empty) if
+ * mmsim is stopped before a result lands in them. */
+struct made_dirs {
+	char path[8][PATH_MAX];
+	int slot[8], n;
+};
+
+static void made_dir(struct made_dirs *md, const char *path)
+{
+	if (md->n < 8) {
+		snprintf(md->path[md->n], sizeof(md->path[md->n]), "%s", path);
+		md->slot[md->n++] = cleanup_add_file(path);
+	}
+}
+
+/* No result: the directories made for it go again (innermost first, each only if empty). */
+static void made_dirs_end(struct made_dirs *md, int keep)
+{
+	for (int i = md->n - 1; i >= 0; i--) {
+		if (!keep)
+			rmdir(md->path[i]);
+		cleanup_forget_file(md->slot[i]);
+	}
+	md->n = 0;
+}
+
+static int mkdir_p(const char *dir, struct made_dirs *md, struct mm_error *err)
 {
 	char buf[PATH_MAX];
 	struct stat st;
@@ -154,11 +180,15 @@ static int mkdir_p(const char *dir, struct mm_error *err)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(buf, 0777) && errno != EEXIST)
+		if (mkdir(buf, 0777) == 0)
+			made_dir(md, buf);
+		else if (errno != EEXIST)
 			return mm_fail(err, MM_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
 		*p = '/';
 	}
-	if (mkdir(buf, 0777) && errno != EEXIST)
+	if (mkdir(buf, 0777) == 0)
+		made_dir(md, buf);
+	else if (errno != EEXIST)
 		return mm_fail(err, MM_EIO, "--out %s: cannot create it: %s", dir, strerror(errno));
 	if (stat(buf, &st) || !S_ISDIR(st.st_mode))
 		return mm_fail(err, MM_EIO, "--out %s: not a directory", dir);
@@ -429,7 +459,19 @@ static int quote_into(char *buf, size_t cap, const char *arg)
 	return quote_append(buf, cap, buf[0] ? " " : "", arg);
 }
 
+static int measure(const struct validate_req *req, struct validate_run *run, struct made_dirs *md,
+		   struct mm_error *err);
+
 int validate_measure(const struct validate_req *req, struct validate_run *run, struct mm_error *err)
+{
+	struct made_dirs md = {.n = 0};
+	int rc = measure(req, run, &md, err);
+
+	made_dirs_end(&md, !rc && !run->skipped); /* kept only with the measured CSV in it */
+	return rc;
+}
+
+static int measure(const struct validate_req *req, struct validate_run *run, struct made_dirs *md, struct mm_error *err)
 {
 	const struct bench_map *bm;
 	struct scenario sc;
@@ -508,7 +550,7 @@ int validate_measure(const struct validate_req *req, struct validate_run *run, s
 	gmtime_r(&now, &tm);
 	/* the time too: a second run the same day is a second result, not a replacement */
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if ((rc = mkdir_p(req->out_dir, err)))
+	if ((rc = mkdir_p(req->out_dir, md, err)))
 		return rc;
 	if ((size_t)snprintf(stem, sizeof(stem), "%s/%s-%s-%s", req->out_dir, run->variant, host, stamp) >=
 	    sizeof(stem))

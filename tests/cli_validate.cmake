@@ -321,7 +321,9 @@ else
   [ "$sig" = TERM ] && want=143
   [ "$rc" -eq $want ] || fail "exit status $rc, expected $want (128 + SIG$sig)"
   [ -z "$left" ] || fail "SIG$sig left files in --out: $left"
-  echo "--out holds no file"
+  # mmsim made --out: with no result in it, it is not left either
+  [ ! -e "$dir" ] || fail "SIG$sig left the directory --out, which mmsim made"
+  echo "--out holds no file, and the directory made for it is gone"
 fi
 rm -rf "$dir" "$dir.log"
 exit 0
