@@ -935,70 +935,86 @@ double calib_run_field(const char *line, const char *key, int *found)
 	return s ? strtod(s + strlen(pat), NULL) : 0;
 }
 
-int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err)
+/*
+ * Calls @fn on each '#run mode=M tasks=N ' line of @csv for @mode and @ntasks, whole (any length:
+ * a line cut in two would give part of its numbers) and without its newline, until @fn returns
+ * non-zero; returns that, 0 when none did, or -1 when @csv cannot be opened.
+ */
+static int run_lines(const char *csv, int mode, int ntasks, int (*fn)(const char *line, void *arg), void *arg)
 {
 	char *line = NULL, want[64];
 	size_t lcap = 0;
 	FILE *f = fopen(csv, "r");
-	int found = 0;
+	int rc = 0;
 
 	if (!f)
-		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", csv, strerror(errno));
+		return -1;
 	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
-	/* a '#run' line of any length, whole: a cut one would give a sigma of part of its numbers */
-	while (!found && getline(&line, &lcap, f) > 0) {
-		const char *ms;
-		double v, lo, hi, ns;
-		int a, b, c, d;
-
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		line[strcspn(line, "\r\n")] = 0;
-		ms = strstr(line, " makespans_s=");
-		if (ms) {
-			/* fixed work: the spread of the rounds' makespans, all of them (two passes over the
-			 * list: their mean, then the squares); the point is their median */
-			const char *first = ms + strlen(" makespans_s=");
-			double mean = 0, var = 0;
-			int k = 0;
-
-			for (int pass = 0; pass < 2; pass++) {
-				const char *p = first;
-				char *end;
-
-				for (;;) {
-					double x = strtod(p, &end);
-
-					if (end == p)
-						break;
-					if (pass)
-						var += (x - mean) * (x - mean);
-					else
-						mean += x, k++;
-					p = end + (*end == ',');
-				}
-				if (!pass && k)
-					mean /= k;
-			}
-			if (k < 2)
-				continue;
-			*sigma = sqrt(var / (k - 1)) / mean * 1.2533 / sqrt(k);
-			found = 1;
-			continue;
+	while (!rc && getline(&line, &lcap, f) > 0)
+		if (!strncmp(line, want, strlen(want))) {
+			line[strcspn(line, "\r\n")] = 0;
+			rc = fn(line, arg);
 		}
-		/* throughput: the point is the window's total, the mean of the per-interval samples */
-		v = calib_run_field(line, "ops_per_s", &a);
-		lo = calib_run_field(line, "sample_ops_per_s_min", &b);
-		hi = calib_run_field(line, "sample_ops_per_s_max", &c);
-		ns = calib_run_field(line, "samples", &d);
-		if (a && b && c && v > 0) {
-			*sigma = (hi - lo) / 2.33 / v / sqrt(d && ns >= 1 ? ns : 1);
-			found = 1;
-		}
-	}
 	free(line);
 	fclose(f);
-	if (!found)
+	return rc;
+}
+
+/* One '#run' line's relative sigma of its point into *@arg; 1 when the line gives one. */
+static int line_sigma(const char *line, void *arg)
+{
+	double *sigma = arg, v, lo, hi, ns;
+	const char *ms = strstr(line, " makespans_s=");
+	int a, b, c, d;
+
+	if (ms) {
+		/* fixed work: the spread of the rounds' makespans, all of them (two passes over the
+		 * list: their mean, then the squares); the point is their median */
+		const char *first = ms + strlen(" makespans_s=");
+		double mean = 0, var = 0;
+		int k = 0;
+
+		for (int pass = 0; pass < 2; pass++) {
+			const char *p = first;
+			char *end;
+
+			for (;;) {
+				double x = strtod(p, &end);
+
+				if (end == p)
+					break;
+				if (pass)
+					var += (x - mean) * (x - mean);
+				else
+					mean += x, k++;
+				p = end + (*end == ',');
+			}
+			if (!pass && k)
+				mean /= k;
+		}
+		if (k < 2)
+			return 0;
+		*sigma = sqrt(var / (k - 1)) / mean * 1.2533 / sqrt(k);
+		return 1;
+	}
+	/* throughput: the point is the window's total, the mean of the per-interval samples */
+	v = calib_run_field(line, "ops_per_s", &a);
+	lo = calib_run_field(line, "sample_ops_per_s_min", &b);
+	hi = calib_run_field(line, "sample_ops_per_s_max", &c);
+	ns = calib_run_field(line, "samples", &d);
+	if (!(a && b && c && v > 0))
+		return 0;
+	*sigma = (hi - lo) / 2.33 / v / sqrt(d && ns >= 1 ? ns : 1);
+	return 1;
+}
+
+int calib_point_sigma(const char *csv, int mode, int ntasks, double *sigma, struct mm_error *err)
+{
+	int rc = run_lines(csv, mode, ntasks, line_sigma, sigma);
+
+	if (rc < 0)
+		return mm_fail(err, MM_ENOENT, "%s: cannot open: %s", csv, strerror(errno));
+	if (!rc)
 		return MM_ENOENT;
 	if (!(*sigma >= 0.005))
 		*sigma = 0.005;
@@ -1454,33 +1470,32 @@ static int run_benchmarks(struct cal *c, int ncpus, struct mm_error *err)
 	return 0;
 }
 
+/* The largest other_cpus of the '#run' lines seen, into *@arg (0: none given). */
+static int line_other_cpus(const char *line, void *arg)
+{
+	double *most = arg;
+	int found;
+	double other = calib_run_field(line, "other_cpus", &found);
+
+	if (found && other > *most)
+		*most = other;
+	return 0;
+}
+
 /*
  * The harness's other_cpus: busy CPU time in the window not charged to the tasks.  1 when it says
  * the point was measured beside other load (over 0.10, as validate/measure-here.sh judges it).
  */
 static int warn_other_load(struct cal *c, const char *csv, int mode, int ntasks)
 {
-	char *line = NULL, want[64];
-	size_t lcap = 0;
-	FILE *f = fopen(csv, "r");
-	int disturbed = 0;
+	double other = 0;
 
-	snprintf(want, sizeof(want), "#run mode=%s tasks=%d ", mode == SC_THREADS ? "threads" : "processes", ntasks);
-	/* whole lines: a '#run' line cut in two would hide its other_cpus from this check */
-	while (f && getline(&line, &lcap, f) > 0) {
-		int found;
-		double other = calib_run_field(line, "other_cpus", &found);
-
-		if (!strncmp(line, want, strlen(want)) && found && other > CALIB_OTHER_LOAD) {
-			stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", csv,
-			      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
-			disturbed = 1;
-		}
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	return disturbed;
+	run_lines(csv, mode, ntasks, line_other_cpus, &other);
+	if (!(other > CALIB_OTHER_LOAD))
+		return 0;
+	stage(c, "WARNING: %s, %s, %d tasks: other_cpus=%.2f: other load during the run", csv,
+	      mode == SC_THREADS ? "threads" : "processes", ntasks, other);
+	return 1;
 }
 
 /*
