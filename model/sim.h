@@ -99,6 +99,8 @@ struct sim_role_stats {
 
 #define SIM_MAX_ROLES (SC_MAX_ROLES + 1)
 
+#define SIM_MAX_BW_NODES 64
+
 struct sim_result {
 	int ntasks;
 	double ops;	  /* operations completed in the window (fractional) */
@@ -115,11 +117,12 @@ struct sim_result {
 	int nlocks_untracked, nlines_untracked;
 	struct sim_lock_stats locks[SIM_MAX_STATS];
 	struct sim_line_stats lines[SIM_MAX_STATS];
-	uint64_t ipis;	  /* IPIs received in the window */
-	double bw_gbs[8]; /* DRAM traffic of the first NUMA nodes in the window, GB/s */
-	int nnodes;
-	double cold_max;	      /* the largest share of a task's 'miss' accesses that go to DRAM */
-	struct sim_step_stats *steps; /* per program step, when the config asks (explain) */
+	uint64_t ipis;			 /* IPIs received in the window */
+	double bw_gbs[SIM_MAX_BW_NODES]; /* DRAM traffic of the NUMA nodes in the window, GB/s */
+	int nnodes;			 /* of them in bw_gbs: the first SIM_MAX_BW_NODES */
+	int nnodes_all;			 /* the machine's */
+	double cold_max;		 /* the largest share of a task's 'miss' accesses that go to DRAM */
+	struct sim_step_stats *steps;	 /* per program step, when the config asks (explain) */
 	/* a scenario with roles: each declared role, then "(none)" if some tasks have no role */
 	int nroles;
 	struct sim_role_stats roles[SIM_MAX_ROLES];

@@ -56,7 +56,8 @@ static void window_stats(struct sim *s, sim_time_t t1)
 		if (l->stat >= 0 && busy > res->lines[l->stat].window_busy_ns)
 			res->lines[l->stat].window_busy_ns = busy;
 	}
-	res->nnodes = s->cfg->topo->nnuma < 8 ? s->cfg->topo->nnuma : 8;
+	res->nnodes_all = s->cfg->topo->nnuma;
+	res->nnodes = res->nnodes_all < SIM_MAX_BW_NODES ? res->nnodes_all : SIM_MAX_BW_NODES;
 	for (int n = 0; n < res->nnodes; n++)
 		res->bw_gbs[n] = win > 0 ? s->bw_bytes[n] / win * 1000.0 : 0;
 	for (int i = 0; i < s->rt.ntasks; i++)

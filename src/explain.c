@@ -479,6 +479,14 @@ void explain_print(FILE *f, const char *format, const struct explain_ctx *x)
 				 100 * util);
 		}
 	}
+	if (res->nnodes < res->nnodes_all) {
+		if (csv)
+			fprintf(f, "untracked,nodes,%d,,,\n", res->nnodes_all - res->nnodes);
+		else
+			fprintf(f,
+				"  (and %d NUMA node(s) more, whose memory bandwidth is not shown: the first %d are)\n",
+				res->nnodes_all - res->nnodes, res->nnodes);
+	}
 	if (res->ipis && !csv)
 		fprintf(f, "  TLB-shootdown IPIs received: %.3g per operation\n", ops > 0 ? res->ipis / ops : 0);
 	if (x->ncand) {

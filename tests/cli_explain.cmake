@@ -69,3 +69,14 @@ mmsim_cli(layout_whatif_unknown_field fail
 mmsim_cli(layout_whatif_malformed fail
   PATTERNS "--layout-what-if 'mm\\.has_pinned': expected FIELD=own-line or FIELD=LINE"
   ARGS --machine amd-2s-128c --scenario has_pinned_write --tasks 2 --layout-what-if mm.has_pinned)
+
+# explain shows the memory bandwidth of the first SIM_MAX_BW_NODES (64) NUMA nodes and says how
+# many more a machine has (it showed the first 8 and said nothing of the rest)
+file(READ ${PROJECT_SOURCE_DIR}/data/machines/icelake-48c.conf MMSIM_ICX_HW)
+string(REGEX REPLACE "\ntopology = [^\n]*\n" "\ntopology = pack:1 numa:66 l3:1 core:1 pu:1\n" MMSIM_MANY_NODES_HW
+       "${MMSIM_ICX_HW}")
+file(WRITE ${MMSIM_CLI_DIR}/many_nodes.conf "${MMSIM_MANY_NODES_HW}")
+mmsim_cli(explain_many_nodes ok
+  PATTERNS "^  memory bandwidth of node 63 " "^  \\(and 2 NUMA node\\(s\\) more, whose memory bandwidth is not shown"
+  ARGS explain --machine ${MMSIM_CLI_DIR}/many_nodes.conf --scenario page_fault1_mmap_lock --mode processes --tasks 66
+       --no-verify --events 20000)
