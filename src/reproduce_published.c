@@ -255,20 +255,31 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 	return 0;
 }
 
-/* A published value: a number, or min/mean/max (the mean is held against the prediction). */
-static int parse_value(const char *s, double *v)
+/* One finite number at @s, ending at @stop or the string's end; -1 otherwise. */
+static int parse_number(const char *s, char stop, double *v, const char **next)
 {
-	const char *slash = strchr(s, '/');
 	char *end;
 
-	if (slash) {
-		s = slash + 1;
-		if (!strchr(s, '/'))
-			return -1;
-	}
 	errno = 0;
 	*v = strtod(s, &end);
-	return end == s || errno || !isfinite(*v) || (*end && *end != '/') ? -1 : 0;
+	if (end == s || errno || !isfinite(*v) || (*end && *end != stop))
+		return -1;
+	*next = end;
+	return 0;
+}
+
+/* A published value: a number, or min/mean/max, three numbers in that order (the mean is held
+ * against the prediction). */
+static int parse_value(const char *s, double *v)
+{
+	double lo, hi;
+
+	if (!strchr(s, '/'))
+		return parse_number(s, '\0', v, &s);
+	if (parse_number(s, '/', &lo, &s) || !*s || parse_number(s + 1, '/', v, &s) || !*s ||
+	    parse_number(s + 1, '\0', &hi, &s))
+		return -1;
+	return lo <= *v && *v <= hi ? 0 : -1;
 }
 
 static int parse_points(const char *text, const char *where, struct pcurve *c, int nc, int *nrows, struct mm_error *err)
@@ -320,8 +331,10 @@ static int parse_points(const char *text, const char *where, struct pcurve *c, i
 				return mm_fail(err, MM_ERANGE, "%s:%d: curve %s has more than %d points", where, lineno,
 					       k->id, MAXP);
 			if (parse_value(f[12], &v) && !k->skip[0])
-				return mm_fail(err, MM_EPARSE, "%s:%d: value '%s': expected a number or min/mean/max",
-					       where, lineno, f[12]);
+				return mm_fail(
+				    err, MM_EPARSE,
+				    "%s:%d: value '%s': expected a number or min/mean/max (min <= mean <= max)", where,
+				    lineno, f[12]);
 			if ((*end || t < 1 || t > MACHINE_MAX_CPUS) && !k->skip[0])
 				return mm_fail(err, MM_EPARSE, "%s:%d: tasks '%s': expected a task count", where,
 					       lineno, f[3]);

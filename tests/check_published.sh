@@ -212,6 +212,12 @@ expect_err "a row of no curve" "points.csv:17: row X-t4 (before, total ops) belo
 cp "$tmp/points.good" "$tmp/points.csv"
 echo "S-t3,synthetic,thread,three,m,c,2,32,64,k,before,total ops,1,ops/s,test" >> "$tmp/points.csv"
 expect_err "a task count that is not a number" "points.csv:17: tasks 'three'"
+# min/mean/max: three numbers, in that order (min and max were not read before)
+for v in 1/x/3 3/2/1 1/2/2.5x 1/2 1/2/3/4 /2/3; do
+	cp "$tmp/points.good" "$tmp/points.csv"
+	echo "S-t3,synthetic,thread,3,m,c,2,32,64,k,before,total ops,$v,ops/s,test" >> "$tmp/points.csv"
+	expect_err "a value $v" "points.csv:17: value '$v': expected a number or min/mean/max (min <= mean <= max)"
+done
 cp "$tmp/points.good" "$tmp/points.csv"
 cp "$tmp/curves.csv" "$tmp/curves.good"
 echo "c,S-t,before,total ops,generic,linux-6.6,mmap1,threads,wis,ops,1,," >> "$tmp/curves.csv"
