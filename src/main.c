@@ -242,6 +242,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *cmd, co
 		char name[64];
 		const struct opt_def *d = NULL;
 		long long n;
+		size_t len;
 		int rc;
 
 		if (strncmp(a, "--", 2) && *npos < maxpos) {
@@ -251,7 +252,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *cmd, co
 		if (strncmp(a, "--", 2))
 			return die(2, "unexpected argument '%s' (options start with --; see mmsim --help)", a);
 		eq = strchr(a, '=');
-		snprintf(name, sizeof(name), "%.*s", (int)(eq ? eq - a - 2 : (long)strlen(a + 2)), a + 2);
+		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (len >= sizeof(name)) /* longer than any option: named whole, not cut */
+			return die(2, "unknown option '--%.*s' (see mmsim --help)", (int)len, a + 2);
+		snprintf(name, sizeof(name), "%.*s", (int)len, a + 2);
 		for (int k = 0; k < NOPTS; k++)
 			if (!strcmp(opt_table[k].name, name))
 				d = &opt_table[k];

@@ -172,6 +172,10 @@ mmsim_cli(too_many_lines fail
 mmsim_cli(unknown_option fail
   PATTERNS "^mmsim: unknown option '--bogus' \\(see mmsim --help\\)"
   ARGS --bogus)
+# an unknown option longer than the parser's buffer is named whole (it was cut at 63 characters)
+mmsim_cli(unknown_long_option fail
+  PATTERNS "^mmsim: unknown option '--scenario_with_a_name_far_longer_than_any_option_mmsim_has_and_its_tail' \\(see"
+  ARGS --scenario_with_a_name_far_longer_than_any_option_mmsim_has_and_its_tail=x)
 mmsim_cli(unexpected_argument fail
   PATTERNS "unexpected argument 'stray' \\(options start with --"
   ARGS run stray)
