@@ -24,6 +24,14 @@ fail() {
 	echo "FAIL: $*"
 	exit 1
 }
+# until the stand-in gnuplot that waits has written its pid (at most 60 s, for a loaded machine)
+wait_for_gnuplot() {
+	i=0
+	while [ ! -s "$dir/gnuplot.pid" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 if [ "$what" = plot ]; then
 	cat >"$dir/bin/gnuplot" <<EOS
 #!/bin/sh
@@ -34,11 +42,7 @@ EOS
 	PATH="$dir/bin:$PATH" TMPDIR="$dir/tmp" $launch "$mmsim" --scenario has_pinned_write --tasks 1,2 \
 		--plot "$dir/out/p.png" >"$dir/stdout" 2>&1 &
 	pid=$!
-	i=0
-	while [ ! -s "$dir/gnuplot.pid" ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for_gnuplot
 	[ -s "$dir/gnuplot.pid" ] || { kill -KILL $pid; fail "the stand-in gnuplot never started"; }
 	ls "$dir/tmp" "$dir/out"
 	[ -n "$(ls "$dir/tmp")" ] || fail "no script in TMPDIR while gnuplot runs (test broken)"
@@ -62,11 +66,7 @@ EOS
 	PATH="$dir/bin:$PATH" TMPDIR="$dir/tmp" $launch "$mmsim" sweep "$dir/s.sweep" --plot "$dir/out/plots" \
 		>"$dir/stdout" 2>&1 &
 	pid=$!
-	i=0
-	while [ ! -s "$dir/gnuplot.pid" ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for_gnuplot
 	[ -s "$dir/gnuplot.pid" ] || { kill -KILL $pid; fail "the stand-in gnuplot never started a second plot"; }
 	ls -AR "$dir/out"
 	[ -n "$(ls "$dir"/out/plots/.mmsim-plots-*/run-1.png 2>/dev/null)" ] ||
