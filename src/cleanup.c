@@ -72,7 +72,6 @@ static void empty_dir(const char *path)
 	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t off = 0; off < n;) {
 			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
-
 			const char *nm = d->d_name;
 
 			if (!(nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))))

@@ -761,6 +761,10 @@ static int plots_check(const struct reproduce_opts *o, const struct pcurve *c, i
 		return rc;
 	for (int i = 0; i < nc; i++)
 		if (plottable(&c[i])) {
+			/* a curve's id names its file in DIR: no '/' in it, and no leading '.' (plot_set) */
+			if (strchr(c[i].id, '/') || c[i].id[0] == '.')
+				return mm_fail(err, MM_EINVAL, "--plot %s: curve '%s' cannot name a file in it",
+					       o->plot_dir, c[i].id);
 			snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);
 			if ((rc = outfile_check(path, o->force, "--plot", err)))
 				return rc;

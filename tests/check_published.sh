@@ -111,6 +111,15 @@ EOS
 			echo "ok:   --plot ${d##*/}: the second plot failed, nothing of the set left" ||
 			{ echo "FAIL: --plot ${d##*/} after a failed plot: left '$left', $(tail -1 "$tmp/err")"; fail=1; }
 	done
+	# a curve id that cannot name a file in DIR ('/' in it): refused before anything is simulated
+	mkdir -p "$tmp/slash"
+	cp "$tmp/points.csv" "$tmp/slash/"
+	sed 's|^a,|sub/a,|; s|,a,$|,sub/a,|' "$tmp/curves.csv" >"$tmp/slash/curves.csv"
+	out=$("$mmsim" reproduce published --measured-dir "$tmp/slash" --events 20000 --plot "$tmp/slash/plots" 2>&1) &&
+		{ echo "FAIL: a curve id with '/' accepted for --plot"; fail=1; }
+	printf '%s\n' "$out" | grep -q "curve 'sub/a' cannot name a file in it" &&
+		! printf '%s\n' "$out" | grep -q "simulations" && echo "ok:   --plot: a curve id with '/' refused first" ||
+		{ echo "FAIL: a curve id with '/': '$out'"; fail=1; }
 else
 	echo "skipped: --plot checks (no gnuplot)"
 fi
