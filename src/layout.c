@@ -690,6 +690,9 @@ static int parse(int argc, char **argv, struct lay_opts *o)
 			if (o->nmoves == 8)
 				return lay_die("at most 8 --move and --pad");
 			if (!strcmp(a, "--pad")) {
+				if (strlen(argv[i + 1]) + sizeof("=pad") > sizeof(pads[0]))
+					return lay_die("--pad %s: a field name of more than %zu characters",
+						       argv[i + 1], sizeof(pads[0]) - sizeof("=pad"));
 				snprintf(pads[o->nmoves], sizeof(pads[0]), "%s=pad", argv[++i]);
 				o->moves[o->nmoves] = pads[o->nmoves];
 				o->nmoves++;

@@ -103,6 +103,12 @@ for m in "mm.mmap_lock" "mm.mmap_lock=elsewhere" "mm.no_such=own-line" "mm.mm_us
 			bad "--move $m: $(cat "$dir/err")"; }
 done
 
+# a --pad field name longer than its buffer: refused whole, not cut to another name
+long=mm.$(printf 'f%.0s' $(seq 200))
+"$mmsim" layout --btf "$dir/a.btf" --emit-profile --pad "$long" -o "$dir/m.conf" 2>"$dir/err" && bad "--pad of 203 characters accepted" ||
+	{ grep -q -- "--pad $long: a field name of more than 195 characters" "$dir/err" && [ ! -e "$dir/m.conf" ] &&
+		ok "--pad of 203 characters refused" || bad "--pad of 203 characters: $(cat "$dir/err")"; }
+
 # ---- 3. errors ------------------------------------------------------------------------------------
 head -c 40 "$dir/a.btf" >"$dir/short.btf"
 echo "not BTF" >"$dir/text.btf"
