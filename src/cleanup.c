@@ -94,16 +94,35 @@ static void remove_files(void)
 		}
 }
 
+/* cleanup_hold(): a signal that comes meanwhile is kept here and acted on at cleanup_release() */
+static volatile sig_atomic_t held, held_sig;
+
 static void on_signal(int sig)
 {
 	int saved = errno;
 
 	stopping = sig;
+	if (held) { /* whichever thread took it: the holder acts on it when it lets go */
+		held_sig = sig;
+		return;
+	}
 	kill_children();
 	remove_files();
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered when this returns: mmsim ends as the signal would have ended it */
 	errno = saved;
+}
+
+void cleanup_hold(void)
+{
+	held = 1;
+}
+
+void cleanup_release(void)
+{
+	held = 0;
+	if (held_sig)
+		on_signal(held_sig);
 }
 
 static void on_exit_hook(void)

@@ -36,6 +36,12 @@ void cleanup_forget_child(int slot);
 /* In a child between fork and exec: its own process group, and death when mmsim dies. */
 void cleanup_child_setup(void);
 
+/* Between these two, a SIGINT, SIGTERM or SIGHUP only marks mmsim as stopping; cleanup_release()
+ * then does what the signal would have done.  For a few steps that must not be cut in the middle
+ * (moving a set of results into place); the main thread only. */
+void cleanup_hold(void);
+void cleanup_release(void);
+
 /* The signal that is stopping mmsim (0: none); for loops that should stop early. */
 int cleanup_signal(void);
 

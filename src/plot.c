@@ -174,9 +174,10 @@ int plot_set_begin(struct plot_set *ps, const char *dir, int force, const char *
 	if (strlen(dir) >= 4000)
 		return mm_fail(err, MM_EINVAL, "%s %s: the directory's name is too long", what, dir);
 	snprintf(ps->dir, sizeof(ps->dir), "%s", dir);
-	if (mkdir(dir, 0777) == 0)
+	if (mkdir(dir, 0777) == 0) {
+		ps->made_dir = 1;
 		ps->dir_slot = cleanup_add_file(dir); /* made here: gone again if interrupted while empty */
-	else if (errno != EEXIST)
+	} else if (errno != EEXIST)
 		return mm_fail(err, MM_EIO, "%s %s: cannot create the directory: %s", what, dir, strerror(errno));
 	snprintf(ps->stage, sizeof(ps->stage), "%s/.mmsim-plots-XXXXXX", dir);
 	if (!mkdtemp(ps->stage)) {
@@ -248,32 +249,47 @@ void plot_set_abort(struct plot_set *ps)
 	if (ps->stage[0])
 		rmdir(ps->stage);
 	cleanup_forget_file(ps->stage_slot);
-	if (ps->dir_slot >= 0)
+	if (ps->made_dir)
 		rmdir(ps->dir); /* made here: removed if nothing else is in it */
 	cleanup_forget_file(ps->dir_slot);
 	ps->stage_slot = ps->dir_slot = -1;
 	plot_set_free(ps);
 }
 
+/* The staged plot @i's path (@from), its place in DIR (@to), and where a file it replaces is kept
+ * until the set is in place (@keep: a hard link in the staging directory). */
+static void plot_set_paths(const struct plot_set *ps, int i, char *from, char *to, char *keep, size_t cap)
+{
+	snprintf(from, cap, "%s/%s", ps->stage, ps->names[i]);
+	snprintf(to, cap, "%s/%s", ps->dir, ps->names[i]);
+	snprintf(keep, cap, "%s/.was-%s", ps->stage, ps->names[i]);
+}
+
+/* Moves the staged plots into DIR, all or (on a failure) none: a plot moved is taken out again and
+ * a file it replaced (--force) put back.  A signal waits until it is done (cleanup_hold), so it
+ * finds either the whole set in DIR or none of it. */
 int plot_set_commit(struct plot_set *ps, struct mm_error *err)
 {
-	char from[4096 + 300], to[4096 + 300];
+	char from[4096 + 300], to[4096 + 300], keep[4096 + 300];
 	struct stat st;
 	int rc = 0, moved;
 
 	/* every target checked again first: none is replaced unless all can be */
-	for (int i = 0; i < ps->n && !ps->force; i++) {
-		snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[i]);
-		if (stat(to, &st) == 0) {
+	for (int i = 0; i < ps->n && !rc; i++) {
+		plot_set_paths(ps, i, from, to, keep, sizeof(to));
+		if (stat(to, &st) == 0 && !S_ISREG(st.st_mode))
+			rc = mm_fail(err, MM_EINVAL, "%s %s: not a file, cannot be replaced", ps->what, to);
+		else if (!ps->force && stat(to, &st) == 0)
 			rc = mm_fail(err, MM_EINVAL,
 				     "%s appeared while mmsim worked: not overwritten (--force to replace it)", to);
-			plot_set_abort(ps);
-			return rc;
-		}
 	}
+	if (rc) {
+		plot_set_abort(ps);
+		return rc;
+	}
+	cleanup_hold();
 	for (moved = 0; moved < ps->n; moved++) {
-		snprintf(from, sizeof(from), "%s/%s", ps->stage, ps->names[moved]);
-		snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[moved]);
+		plot_set_paths(ps, moved, from, to, keep, sizeof(to));
 		if (!ps->force) {
 			/* link() does not replace: a file that appeared since the check above is kept */
 			int e = link(from, to) ? errno : 0;
@@ -288,6 +304,10 @@ int plot_set_commit(struct plot_set *ps, struct mm_error *err)
 					     to);
 				break;
 			}
+		} else if (link(to, keep) && errno != ENOENT) {
+			rc = mm_fail(err, MM_EIO, "%s: cannot keep it until the new plots are in place: %s", to,
+				     strerror(errno));
+			break;
 		}
 		if (rename(from, to)) {
 			rc = mm_fail(err, MM_EIO, "%s: %s", to, strerror(errno));
@@ -295,20 +315,30 @@ int plot_set_commit(struct plot_set *ps, struct mm_error *err)
 		}
 	}
 	if (rc) {
-		/* the plots already moved are this run's: taken out again, so that none is left */
+		/* the plots already moved are this run's: taken out again, what they replaced put back */
 		for (int i = 0; i < moved; i++) {
-			snprintf(to, sizeof(to), "%s/%s", ps->dir, ps->names[i]);
-			unlink(to);
+			plot_set_paths(ps, i, from, to, keep, sizeof(to));
+			if (!ps->force || rename(keep, to))
+				unlink(to);
+		}
+		if (ps->force) {
+			plot_set_paths(ps, moved, from, to, keep, sizeof(to));
+			unlink(keep); /* the failed one's, if made: its original is still in place */
 		}
 		plot_set_abort(ps);
-		return rc;
+	} else {
+		for (int i = 0; ps->force && i < ps->n; i++) {
+			plot_set_paths(ps, i, from, to, keep, sizeof(to));
+			unlink(keep);
+		}
+		rmdir(ps->stage);
+		cleanup_forget_file(ps->stage_slot);
+		cleanup_forget_file(ps->dir_slot);
+		ps->stage_slot = ps->dir_slot = -1;
+		plot_set_free(ps);
 	}
-	rmdir(ps->stage);
-	cleanup_forget_file(ps->stage_slot);
-	cleanup_forget_file(ps->dir_slot);
-	ps->stage_slot = ps->dir_slot = -1;
-	plot_set_free(ps);
-	return 0;
+	cleanup_release(); /* a signal that came meanwhile ends mmsim now, the set whole or gone */
+	return rc;
 }
 
 void plot_string(FILE *f, const char *s)

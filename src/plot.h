@@ -34,6 +34,7 @@ struct plot_set {
 	char stage[4096 + 32];
 	char **names; /* the plots drawn, in order */
 	int n, cap, force, dir_slot, stage_slot;
+	int made_dir; /* plot_set_begin made @dir */
 	const char *what;
 };
 

@@ -150,12 +150,16 @@ struct made_dirs {
 	int slot[8], n;
 };
 
-static void made_dir(struct made_dirs *md, const char *path)
+/* @path was just made: recorded, or (a ninth level) removed again and refused. */
+static int made_dir(struct made_dirs *md, const char *path, const char *dir, struct mm_error *err)
 {
-	if (md->n < 8) {
-		snprintf(md->path[md->n], sizeof(md->path[md->n]), "%s", path);
-		md->slot[md->n++] = cleanup_add_file(path);
+	if (md->n == 8) {
+		rmdir(path);
+		return mm_fail(err, MM_EINVAL, "--out %s: more than 8 directories to make for it", dir);
 	}
+	snprintf(md->path[md->n], sizeof(md->path[md->n]), "%s", path);
+	md->slot[md->n++] = cleanup_add_file(path);
+	return 0;
 }
 
 /* No result: the directories made for it go again (innermost first, each only if empty). */
@@ -180,15 +184,18 @@ static int mkdir_p(const char *dir, struct made_dirs *md, struct mm_error *err)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(buf, 0777) == 0)
-			made_dir(md, buf);
-		else if (errno != EEXIST)
+		if (mkdir(buf, 0777) == 0) {
+			if (made_dir(md, buf, dir, err))
+				return err->code;
+		} else if (errno != EEXIST) {
 			return mm_fail(err, MM_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
+		}
 		*p = '/';
 	}
-	if (mkdir(buf, 0777) == 0)
-		made_dir(md, buf);
-	else if (errno != EEXIST)
+	if (mkdir(buf, 0777) == 0) {
+		if (made_dir(md, buf, dir, err))
+			return err->code;
+	} else if (errno != EEXIST)
 		return mm_fail(err, MM_EIO, "--out %s: cannot create it: %s", dir, strerror(errno));
 	if (stat(buf, &st) || !S_ISDIR(st.st_mode))
 		return mm_fail(err, MM_EIO, "--out %s: not a directory", dir);

@@ -111,6 +111,16 @@ EOS
 			echo "ok:   --plot ${d##*/}: the second plot failed, nothing of the set left" ||
 			{ echo "FAIL: --plot ${d##*/} after a failed plot: left '$left', $(tail -1 "$tmp/err")"; fail=1; }
 	done
+	# --force replaces plots, but not a directory where one would go: refused before any plot is
+	# moved, so the user's other plot is still theirs
+	mkdir -p "$tmp/forced/b.png"
+	echo "old" >"$tmp/forced/a.png"
+	out=$("$mmsim" reproduce published --measured-dir "$tmp" --events 20000 --plot "$tmp/forced" --force 2>&1) &&
+		{ echo "FAIL: --force over a directory b.png accepted"; fail=1; }
+	printf '%s\n' "$out" | grep -q "forced/b.png: not a file, cannot be replaced" &&
+		[ "$(cat "$tmp/forced/a.png")" = old ] && [ -z "$(ls -A "$tmp/forced" | grep -v '^a.png$' | grep -v '^b.png$')" ] &&
+		echo "ok:   --force over a directory: refused, the other plot kept" ||
+		{ echo "FAIL: --force over a directory: '$(printf '%s\n' "$out" | tail -1)', a.png: $(head -c 20 "$tmp/forced/a.png")"; fail=1; }
 	# a curve id that cannot name a file in DIR ('/' in it): refused before anything is simulated
 	mkdir -p "$tmp/slash"
 	cp "$tmp/points.csv" "$tmp/slash/"

@@ -417,3 +417,17 @@ mmsim_validate_fake(validate_long_tasks fail
   PATTERNS "validate: the benchmark's command line is over [0-9]+ bytes"
   ARGS --scenario page_fault1_vma_lock --machine nehalem-i7-920 --tasks ${LONG_TASKS}1
     --out ${MMSIM_CLI_DIR}/validate-fake-out)
+
+# --out with more directories to make than validate keeps track of (8): refused, and the ones it
+# made removed again (they were all left behind when the ninth went unrecorded)
+add_test(NAME validate_out_too_deep
+  COMMAND sh -c [=[
+rm -rf "$1/deep"
+out=$("$0" validate --scenario mmap1 --tasks 1 --duration 1 --warmup 0 --out "$1/deep/1/2/3/4/5/6/7/8/9" 2>&1) &&
+  { echo "FAIL: accepted"; exit 1; }
+printf '%s\n' "$out" | grep -q -- "--out $1/deep/1/2/3/4/5/6/7/8/9: more than 8 directories to make for it" ||
+  { echo "FAIL: $out"; exit 1; }
+[ ! -e "$1/deep" ] || { echo "FAIL: left: $(find "$1/deep")"; exit 1; }
+echo "ok: refused, nothing left"
+]=] $<TARGET_FILE:mmsim> ${MMSIM_CLI_DIR})
+set_tests_properties(validate_out_too_deep PROPERTIES LABELS harness TIMEOUT 60)
