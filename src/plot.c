@@ -195,9 +195,14 @@ int plot_set_begin(struct plot_set *ps, const char *dir, int force, const char *
 	return 0;
 }
 
+int plot_set_name_ok(const char *name)
+{
+	return name[0] && name[0] != '.' && !strchr(name, '/');
+}
+
 int plot_set_path(const struct plot_set *ps, const char *name, char *path, size_t cap, struct mm_error *err)
 {
-	if (strchr(name, '/') || name[0] == '.' || (size_t)snprintf(path, cap, "%s/%s", ps->stage, name) >= cap)
+	if (!plot_set_name_ok(name) || (size_t)snprintf(path, cap, "%s/%s", ps->stage, name) >= cap)
 		return mm_fail(err, MM_EINVAL, "%s %s: '%s' cannot name a plot in it", ps->what, ps->dir, name);
 	return 0;
 }
@@ -277,9 +282,11 @@ int plot_set_commit(struct plot_set *ps, struct mm_error *err)
 	/* every target checked again first: none is replaced unless all can be */
 	for (int i = 0; i < ps->n && !rc; i++) {
 		plot_set_paths(ps, i, from, to, keep, sizeof(to));
-		if (stat(to, &st) == 0 && !S_ISREG(st.st_mode))
+		if (stat(to, &st))
+			continue;
+		if (!S_ISREG(st.st_mode))
 			rc = mm_fail(err, MM_EINVAL, "%s %s: not a file, cannot be replaced", ps->what, to);
-		else if (!ps->force && stat(to, &st) == 0)
+		else if (!ps->force)
 			rc = mm_fail(err, MM_EINVAL,
 				     "%s appeared while mmsim worked: not overwritten (--force to replace it)", to);
 	}

@@ -41,6 +41,9 @@ struct plot_set {
 int plot_set_begin(struct plot_set *ps, const char *dir, int force, const char *what, struct mm_error *err);
 /* Draws @name (a file name ending in .png or .svg) into the staging directory. */
 int plot_set_add(struct plot_set *ps, const char *name, plot_writer write, void *arg, struct mm_error *err);
+/* Whether @name can name a plot of a set: not empty, no '/', no leading '.' (the staging
+ * directory's own names start with one). */
+int plot_set_name_ok(const char *name);
 /* The path plot_set_add(@name) draws to (for callers that draw through plot_run themselves). */
 int plot_set_path(const struct plot_set *ps, const char *name, char *path, size_t cap, struct mm_error *err);
 /* Counts @name, drawn at plot_set_path's path by the caller, in the set. */

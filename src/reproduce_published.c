@@ -137,6 +137,19 @@ static int find_curve(const struct pcurve *c, int nc, const char *id)
 	return -1;
 }
 
+/* One finite number at @s, ending at @stop or the string's end; -1 otherwise. */
+static int parse_number(const char *s, char stop, double *v, const char **next)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno || !isfinite(*v) || (*end && *end != stop))
+		return -1;
+	*next = end;
+	return 0;
+}
+
 static int parse_curves(const char *text, const char *where, struct pcurve *c, int *nc, struct mm_error *err)
 {
 	char line[2048], *f[16];
@@ -193,11 +206,9 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 					return rc;
 		}
 		{
-			char *end;
+			const char *end;
 
-			errno = 0;
-			k->scale = strtod(f[10], &end);
-			if (end == f[10] || *end || errno || !isfinite(k->scale))
+			if (parse_number(f[10], '\0', &k->scale, &end))
 				k->scale = 0; /* refused below, with the field */
 		}
 		k->before = k->change = -1;
@@ -252,19 +263,6 @@ static int parse_curves(const char *text, const char *where, struct pcurve *c, i
 		if (k->predict == PR_CHANGE && (k->change = find_curve(c, *nc, k->predict_s + 7)) < 0)
 			return mm_fail(err, MM_EPARSE, "%s:%d: %s: no such curve", where, k->line, k->predict_s);
 	}
-	return 0;
-}
-
-/* One finite number at @s, ending at @stop or the string's end; -1 otherwise. */
-static int parse_number(const char *s, char stop, double *v, const char **next)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (end == s || errno || !isfinite(*v) || (*end && *end != stop))
-		return -1;
-	*next = end;
 	return 0;
 }
 
@@ -761,8 +759,8 @@ static int plots_check(const struct reproduce_opts *o, const struct pcurve *c, i
 		return rc;
 	for (int i = 0; i < nc; i++)
 		if (plottable(&c[i])) {
-			/* a curve's id names its file in DIR: no '/' in it, and no leading '.' (plot_set) */
-			if (strchr(c[i].id, '/') || c[i].id[0] == '.')
+			/* a curve's id names its file in DIR (plot_set) */
+			if (!plot_set_name_ok(c[i].id))
 				return mm_fail(err, MM_EINVAL, "--plot %s: curve '%s' cannot name a file in it",
 					       o->plot_dir, c[i].id);
 			snprintf(path, sizeof(path), "%s/%s.png", o->plot_dir, c[i].id);
