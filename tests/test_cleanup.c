@@ -42,11 +42,19 @@ static void workdir(char *dir, size_t cap, const char *name)
 	assert_int_equal(mkdir(dir, 0777), 0);
 }
 
+/* The child @pid ended by SIGTERM, not by an exit. */
+static void assert_ended_by_sigterm(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
 /* A registered tree and a file in it: SIGTERM empties and removes it, and ends the child by the signal. */
 static void signal_removes_a_tree(void **state)
 {
 	char dir[1024], file[1200], sub[1100];
-	int status;
 	pid_t pid;
 
 	(void)state;
@@ -63,8 +71,7 @@ static void signal_removes_a_tree(void **state)
 		raise(SIGTERM);
 		_exit(4); /* not reached */
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	assert_ended_by_sigterm(pid);
 	assert_false(exists(file));
 	assert_false(exists(sub));
 	assert_int_equal(rmdir(dir), 0);
@@ -75,7 +82,6 @@ static void signal_removes_a_tree(void **state)
 static void held_signal_waits_for_the_release(void **state)
 {
 	char dir[1024], file[1100], mark[1100];
-	int status;
 	pid_t pid;
 
 	(void)state;
@@ -98,8 +104,7 @@ static void held_signal_waits_for_the_release(void **state)
 		cleanup_release();
 		_exit(4); /* not reached */
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	assert_ended_by_sigterm(pid);
 	assert_true(exists(mark));
 	assert_false(exists(file));
 	unlink(mark);
