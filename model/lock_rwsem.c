@@ -74,6 +74,7 @@ enum {
 	K_RT_NULL_OWNER,
 	K_READER_OWNER_LOAD,
 	K_STALE_READER_OWNER,
+	K_HANDOFF_STOPS_SPINNERS,
 	K_NKEYS
 };
 
@@ -164,6 +165,14 @@ static const struct lk_key rwsem_keys[] = {
 			      "even on a free lock (4.9 to 5.2, rwsem-xadd.c rwsem_can_spin_on_owner and "
 			      "rwsem_spin_on_owner through is_rwsem_owner_spinnable; v8 01/19 to 13/19); 0: a "
 			      "free lock is spinnable whoever held it last (3.16-4.8, and 5.3 7d43f1ce9dd0 on)"},
+    [K_HANDOFF_STOPS_SPINNERS] = {"handoff_stops_spinners", 0, 1, 1,
+				  "while RWSEM_FLAG_HANDOFF is set no writer starts an optimistic spin and a "
+				  "spinning one stops and queues (5.3: rwsem_spin_on_owner returns "
+				  "OWNER_NONSPINNABLE when it sees the bit); 0: spinners go on spinning on the "
+				  "owner, on readers for their time limit and on a free lock until the handoff "
+				  "writer has taken it, unable to steal it meanwhile (5.4 91d2a812dfb9; "
+				  "rwsem_spin_on_owner of 5.11: 'we don't need to quit even when the handoff bit "
+				  "is set')"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -172,10 +181,10 @@ static const struct {
 	const char *era;
 	double v[K_NKEYS];
 } rwsem_presets[] = {
-    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}},
-    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2, 1, 0}},
-    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0}},
-    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0}},
+    {"3.x", {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0}},
+    {"5.3", {1, 1, 1, 1, 0, 1, 4, 1, 1, 0, 1, 0, 0, 1, 0, 1, 2, 1, 0, 0}},
+    {"5.11", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0, 0}},
+    {"6.x", {1, 1, 1, 0, 1, 1, 4, 1, 1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0, 0}},
 };
 
 /* The design's state of one rw_semaphore besides holder, readers and the wait list. */
@@ -184,7 +193,7 @@ struct rwsem_state {
 	int owner, writer_spin, writer_spin_on_readers, reader_spin, reader_steal, wake_all_readers, trylock_cmpxchg,
 	    wake_after_unlock, writer_queue_rmw, reader_spin_adaptive, writer_wake_grant, writer_fastpath_steal,
 	    handoff_writer_spins, writer_slowpath_steal, wait_lock_queued, rt_null_owner, reader_owner_load,
-	    stale_reader_owner;
+	    stale_reader_owner, handoff_stops_spinners;
 	sim_time_t handoff_ps;	     /* 0: no handoff */
 	int handoff;		     /* RWSEM_FLAG_HANDOFF */
 	int nonspinnable;	     /* RWSEM_NONSPINNABLE: a writer gave up spinning on readers */
@@ -259,6 +268,7 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->rt_null_owner = (int)v[K_RT_NULL_OWNER];
 	r->reader_owner_load = v[K_READER_OWNER_LOAD] != 0;
 	r->stale_reader_owner = v[K_STALE_READER_OWNER] != 0;
+	r->handoff_stops_spinners = v[K_HANDOFF_STOPS_SPINNERS] != 0;
 	r->wl_owner = r->wl_holder = -1;
 	if (r->wait_lock_queued) { /* the instance, with its queue of ntasks, only when it is used */
 		const struct lock_design *wl_design = lock_design_for(lock_kind_find("spinlock"), su->kernel);
@@ -378,6 +388,12 @@ static void take_read(struct lock_inst *lk)
 	lk->nreaders++;
 	lk->version++;
 	R(lk)->reader_marked = 1;
+}
+
+/* handoff_stops_spinners: RWSEM_FLAG_HANDOFF is set and, as in 5.3, ends optimistic spinning */
+static int spin_stopped_by_handoff(const struct lock_inst *lk)
+{
+	return R(lk)->handoff && R(lk)->handoff_stops_spinners;
 }
 
 /* stale_reader_owner: owner holds a reader's value, which is_rwsem_owner_spinnable() refuses */
@@ -704,7 +720,7 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 			/* rwsem_can_spin_on_owner: not on a sleeping owner, nor while NONSPINNABLE, nor
 			 * on a reader's owner value (stale_reader_owner) */
 			if (!(lk->holder >= 0 ? rt_task_on_cpu(s, lk->holder) : !owner_unspinnable(lk)) ||
-			    R(lk)->handoff || R(lk)->nonspinnable) {
+			    spin_stopped_by_handoff(lk) || R(lk)->nonspinnable) {
 				st->phase = P_QUEUE;
 				break;
 			}
@@ -738,14 +754,25 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				st->phase = P_WR_LEAVE_QUEUE;
 			} else if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff) {
 				st->phase = P_WR_STEAL;
-			} else if (lk->holder >= 0 && !R(lk)->handoff && rt_task_on_cpu(s, lk->holder)) {
+			} else if (lk->holder >= 0 && !spin_stopped_by_handoff(lk) && rt_task_on_cpu(s, lk->holder)) {
 				/* rwsem_spin_on_owner: until the owner changes or goes off-CPU */
 				lk_count_stat(lk, LKS_SPIN);
 				RT(st)->prev_writer = 1;
 				st->phase = P_WR_RESPIN;
 				rt_spin_on_owner(s, t, cnt, lk->holder);
 				return LK_WAIT;
-			} else if (R(lk)->writer_spin_on_readers && lk->holder < 0 && lk->nreaders && !R(lk)->handoff) {
+			} else if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff_stops_spinners) {
+				/* OWNER_NULL with the handoff bit set (a free lock without it was taken
+				 * above): rwsem_try_write_lock_unqueued refuses, the loop looks again until
+				 * the count changes (the handoff writer takes the lock). 5.11 times this
+				 * look as a spin on readers when a reader's owner value is left in owner
+				 * (up_read does not clear it); the model does not (README, Known limits) */
+				lk_count_stat(lk, LKS_SPIN);
+				st->phase = P_WR_RESPIN;
+				rt_spin(s, t, cnt);
+				return LK_WAIT;
+			} else if (R(lk)->writer_spin_on_readers && lk->holder < 0 && lk->nreaders &&
+				   !spin_stopped_by_handoff(lk)) {
 				/* reader-owned: spin for (20 + min(readers, 30)) us / 2 at most */
 				int r = lk->nreaders < 30 ? lk->nreaders : 30;
 				sim_time_t limit = RT(st)->spin_since + (20 + r) * 1000000LL / 2;

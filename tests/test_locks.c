@@ -1156,6 +1156,79 @@ static void rwsem_handoff_ms_by_hand(void **state)
 }
 
 /*
+ * handoff_stops_spinners, by hand (6.x, handoff_ms = 0.02, writer_fastpath_steal = 1).  Reader a
+ * holds the lock from 0 to 50 us.  Writer w comes at 1 us, spins on the readers for (20 + 1) / 2 =
+ * 10.5 us, sets NONSPINNABLE and sleeps (its first sleep); a's release wakes it.  Writer x comes
+ * at 50.8 us, before w's wake-up is over, and takes the free lock by its fast path for 5 us.  w's
+ * retry finds x the owner after 39 us queued (> 20 us): it sets RWSEM_FLAG_HANDOFF and spins on x
+ * (handoff_writer_spins).  Writer y comes at 53 us, x still the owner, the bit set.
+ *  - With the key (5.3) y does not spin: it queues and sleeps, and w's release at the end wakes
+ *    it: 2 sleeps, y's down_write mostly asleep.
+ *  - Without (5.4+) y spins on x; when x leaves the bit keeps y from the lock and w takes it; y
+ *    spins on until w's up_write and then takes the free lock: 1 sleep (w's first), y never
+ *    asleep, and y's down_write ends after w's (about 55.8 + 1 us), before w's release could
+ *    have woken it.
+ */
+static void rwsem_handoff_stops_spinners_by_hand(void **state)
+{
+	static const char scn[] =
+	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+	    "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nrole y tasks 1\nbegin\n"
+	    "  as a\n    f lock L read\n    f compute 50000ns\n    f unlock L read\n  end\n"
+	    "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
+	    "  as x\n    f compute 50800ns\n    f lock L write\n    f compute 5000ns\n    f unlock L write\n  end\n"
+	    "  as y\n    f compute 53000ns\n    yl lock L write\n    f compute 1000ns\n    f unlock L write\n"
+	    "  end\n";
+
+	for (int on = 0; on < 2; on++) {
+		char keys[128];
+		struct tworld w;
+		struct sim_step_stats st[64];
+		struct sim_result r;
+		double yl_us, yl_sleep_us;
+		int pc_yl;
+
+		snprintf(keys, sizeof(keys),
+			 "handoff_ms = 0.02\nwriter_fastpath_steal = 1\nhandoff_stops_spinners = %d\n", on);
+		memset(st, 0, sizeof(st));
+		rw_world(&w, "6.x", keys, "pack:1 numa:1 core:8 pu:1", scn);
+		assert_true(w.prog.n < 64);
+		pc_yl = fn_pc(&w, "yl");
+		assert_true(pc_yl >= 0);
+		struct sim_config c = t_cfg(&w, 4);
+
+		c.ops_per_task = 1;
+		c.steps = st;
+		t_run(&c, &r);
+		yl_us = st[pc_yl].task_ps / 1e6;
+		yl_sleep_us = st[pc_yl].sleep_ps / 1e6;
+		print_message("handoff_stops_spinners = %d: y's down_write %.3f us (asleep %.3f); %llu handoffs, %llu "
+			      "sleeps, %llu spins, %llu contended\n",
+			      on, yl_us, yl_sleep_us, (unsigned long long)r.locks[0].handoffs,
+			      (unsigned long long)r.locks[0].sleeps, (unsigned long long)r.locks[0].spins,
+			      (unsigned long long)r.locks[0].contended);
+		assert_int_equal(r.locks[0].violations, 0);
+		assert_int_equal(r.locks[0].handoffs, 1);
+		assert_int_equal(r.locks[0].sleeps, on ? 2 : 1);
+		/* w's up_write comes about 55.84 + 1 us (x's fast path 36 ns, its 5 us, w's 1 us), 3.84 us
+		 * into y's down_write; a wake-up takes 0.75 us at least */
+		if (on) {
+			assert_true(yl_sleep_us > 0);
+			if (yl_us < 3.84 + 0.75)
+				fail_msg("y's down_write %.3f us, expected a wake-up after w's release: 4.59 or more",
+					 yl_us);
+		} else {
+			assert_true(yl_sleep_us == 0);
+			if (yl_us < 3.84 || yl_us > 3.84 + 0.75)
+				fail_msg(
+				    "y's down_write %.3f us, expected w's release and a few transfers: 3.84 to 4.59",
+				    yl_us);
+		}
+		t_world_free(&w);
+	}
+}
+
+/*
  * rt_null_owner, by hand.  Reader a holds the lock 50 us from 0; writer w comes at 1 us (6.x,
  * writer_spin_on_readers): a task that is not real-time spins on the reader-owned lock for
  * (20 + 1) / 2 = 10.5 us, sets NONSPINNABLE and sleeps.  A real-time w with rt_null_owner = 2
@@ -1330,6 +1403,7 @@ int main(void)
 	    cmocka_unit_test(rwsem_stale_reader_owner_by_hand),
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
 	    cmocka_unit_test(rwsem_handoff_ms_by_hand),
+	    cmocka_unit_test(rwsem_handoff_stops_spinners_by_hand),
 	    cmocka_unit_test(rwsem_rt_null_owner_by_hand),
 	    cmocka_unit_test(rwsem_rt_null_owner_1_stops_after_a_lost_trylock),
 	    cmocka_unit_test(rwsem_wait_lock_is_the_kernels_spinlock),
