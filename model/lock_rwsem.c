@@ -18,8 +18,10 @@
  *          optimistically (osq) while the owner runs, and for a bounded time
  *          on readers; readers that find a running writer spin too;
  *          handoff after a 4 ms wait, the handoff writer spinning on a
- *          running owner (5.4 on, handoff_writer_spins; 5.3 itself slept);
- *          a wake-up grants all queued readers.
+ *          running owner (5.4 on, handoff_writer_spins; 5.3 itself slept)
+ *          and the other spinners spinning on through it (5.4 on,
+ *          handoff_stops_spinners = 0; 5.3 stopped them); a wake-up grants
+ *          all queued readers.
  *   5.11 - as 5.3 without reader optimistic spinning (617f3ef95177), and
  *          with reader lock stealing (1a728dff855a).
  *   6.x  - as 5.11.
