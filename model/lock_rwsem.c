@@ -169,12 +169,13 @@ static const struct lk_key rwsem_keys[] = {
 			      "free lock is spinnable whoever held it last (3.16-4.8, and 5.3 7d43f1ce9dd0 on)"},
     [K_HANDOFF_STOPS_SPINNERS] = {"handoff_stops_spinners", 0, 1, 1,
 				  "while RWSEM_FLAG_HANDOFF is set no writer starts an optimistic spin and a "
-				  "spinning one stops and queues (5.3: rwsem_spin_on_owner returns "
-				  "OWNER_NONSPINNABLE when it sees the bit); 0: spinners go on spinning on the "
-				  "owner, on readers for their time limit and on a free lock until the handoff "
-				  "writer has taken it, unable to steal it meanwhile (5.4 91d2a812dfb9; "
-				  "rwsem_spin_on_owner of 5.11: 'we don't need to quit even when the handoff bit "
-				  "is set')"},
+				  "spinning one stops and queues: 5.3's rwsem_spin_on_owner quits on the bit "
+				  "while it spins on a writer owner, which the model widens to every spin and "
+				  "to starting one (its rule for every release before 2026-12-07); 0: spinners "
+				  "go on spinning on the owner, on readers for their time limit and on a free "
+				  "lock until the handoff writer has taken it, unable to steal it meanwhile (5.4 "
+				  "91d2a812dfb9; rwsem_spin_on_owner of 5.11: 'we don't need to quit even when "
+				  "the handoff bit is set')"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -765,13 +766,20 @@ static int acquire(struct rt *s, struct rt_task *t, struct lock_inst *lk)
 				return LK_WAIT;
 			} else if (lk->holder < 0 && !lk->nreaders && !R(lk)->handoff_stops_spinners) {
 				/* OWNER_NULL with the handoff bit set (a free lock without it was taken
-				 * above): rwsem_try_write_lock_unqueued refuses, the loop looks again until
-				 * the count changes (the handoff writer takes the lock). 5.11 times this
-				 * look as a spin on readers when a reader's owner value is left in owner
-				 * (up_read does not clear it); the model does not (README, Known limits) */
+				 * above): rwsem_try_write_lock_unqueued refuses, and the loop looks at
+				 * owner and count again until one changes: the handoff writer's owner
+				 * store (no owner field: the next write of count).  As after any failed
+				 * trylock on a non-writer owner, a real-time spinner stops (5.3+).  5.11
+				 * times this look as a spin on readers when a reader's owner value is left
+				 * in owner (up_read does not clear it); the model does not (README, Known
+				 * limits) */
+				if (rt_gives_up(t, lk, st)) {
+					st->phase = P_WR_LEAVE_QUEUE;
+					break;
+				}
 				lk_count_stat(lk, LKS_SPIN);
 				st->phase = P_WR_RESPIN;
-				rt_spin(s, t, cnt);
+				rt_spin(s, t, R(lk)->owner ? own : cnt);
 				return LK_WAIT;
 			} else if (R(lk)->writer_spin_on_readers && lk->holder < 0 && lk->nreaders &&
 				   !spin_stopped_by_handoff(lk)) {

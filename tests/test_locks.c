@@ -427,7 +427,6 @@ static void rwsem_3x_wakes_the_queued_readers_in_one_batch(void **state)
 
 /* ---- the [rwsem] keys: one hand-worked answer each ------------------------ */
 
-/* A run of @scn on an rwsem of preset @era with [rwsem] @keys ("" for none). */
 /* The world of @scn on an rwsem of preset @era with [rwsem] @keys ("" for none). */
 static void rw_world(struct tworld *w, const char *era, const char *keys, const char *topo, const char *scn)
 {
@@ -1167,66 +1166,69 @@ static void rwsem_handoff_ms_by_hand(void **state)
 }
 
 /*
- * handoff_stops_spinners, by hand (6.x, handoff_ms = 0.02, writer_fastpath_steal = 1).  Reader a
- * holds the lock from 0 to 50 us.  Writer w comes at 1 us, spins on the readers for (20 + 1) / 2 =
- * 10.5 us, sets NONSPINNABLE and sleeps (its first sleep); a's release wakes it.  Writer x comes
- * at 50.8 us, before w's wake-up is over, and takes the free lock by its fast path for 5 us.  w's
- * retry finds x the owner after 39 us queued (> 20 us): it sets RWSEM_FLAG_HANDOFF and spins on x
- * (handoff_writer_spins).  Writer y comes at 53 us, x still the owner, the bit set.
- *  - With the key (5.3) y does not spin: it queues and sleeps, and w's release at the end wakes
- *    it: 2 sleeps, y's down_write mostly asleep.
- *  - Without (5.4+) y spins on x; when x leaves the bit keeps y from the lock and w takes it; y
- *    spins on until w's up_write and then takes the free lock: 1 sleep (w's first), y never
- *    asleep, and y's down_write ends after w's (about 55.8 + 1 us), before w's release could
- *    have woken it.
+ * handoff_stops_spinners, by hand (6.x, handoff_ms = 0.02, writer_fastpath_steal = 1), two worlds.
+ * In both, reader a holds the lock from 0 to 50 us and writer w comes at 1 us, spins on the readers
+ * for (20 + 1) / 2 = 10.5 us, sets NONSPINNABLE and sleeps (its first sleep); a's release wakes it.
+ * Then, before w's wake-up is over:
+ *  - writer world: writer x takes the free lock at 50.8 us by its fast path, for 5 us.  w's retry
+ *    finds x the owner after 39 us queued (> 20 us): it sets RWSEM_FLAG_HANDOFF and spins on x
+ *    (handoff_writer_spins).  Writer y comes at 53 us, x still the owner, the bit set.  With the
+ *    key (5.3) y does not spin: it queues and sleeps, and w's release wakes it (2 sleeps).
+ *    Without (5.4+) y spins on x, and after x's release on w, which the bit gave the lock; it
+ *    takes the lock at w's up_write, never asleep (1 sleep), about 55.84 + 1 us.
+ *  - reader world: reader b steals the free lock at 50.3 us (reader_steal) for 5 us; w's retry
+ *    finds a reader owner, sets the bit and sleeps again (a reader owner is not spun on): 2
+ *    sleeps.  Writer y comes at 53 us, the bit set.  With the key it queues and sleeps (3 sleeps).
+ *    Without it y spins on b, then, b gone and w still waking, on the free lock the bit keeps from
+ *    it, then on w, and takes the lock at w's up_write, never asleep (2 sleeps).
  */
 static void rwsem_handoff_stops_spinners_by_hand(void **state)
 {
-	static const char scn[] =
-	    "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
-	    "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nrole y tasks 1\nbegin\n"
-	    "  as a\n    f lock L read\n    f compute 50000ns\n    f unlock L read\n  end\n"
-	    "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n    f unlock L write\n  end\n"
-	    "  as x\n    f compute 50800ns\n    f lock L write\n    f compute 5000ns\n    f unlock L write\n  end\n"
-	    "  as y\n    f compute 53000ns\n    yl lock L write\n    f compute 1000ns\n    f unlock L write\n"
-	    "  end\n";
+	static const char head[] = "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
+				   "role a tasks 1\nrole w tasks 1\nrole x tasks 1\nrole y tasks 1\nbegin\n"
+				   "  as a\n    f lock L read\n    f compute 50000ns\n    f unlock L read\n  end\n"
+				   "  as w\n    f compute 1000ns\n    f lock L write\n    f compute 1000ns\n"
+				   "    f unlock L write\n  end\n";
+	static const char tail[] = "  as y\n    f compute 53000ns\n    yl lock L write\n    f compute 1000ns\n"
+				   "    f unlock L write\n  end\n";
+	/* x: a writer for 5 us from 50.8 us, or a reader (b above) for 5 us from 50.3 us */
+	static const char *const third[] = {
+	    "  as x\n    f compute 50800ns\n    f lock L write\n    f compute 5000ns\n    f unlock L write\n  end\n",
+	    "  as x\n    f compute 50300ns\n    f lock L read\n    f compute 5000ns\n    f unlock L read\n  end\n"};
 
-	for (int on = 0; on < 2; on++) {
-		char keys[128];
-		struct sim_step_stats st[64];
-		struct sim_result r;
-		double yl_us, yl_sleep_us;
-		int pc_yl;
+	for (int world = 0; world < 2; world++)
+		for (int on = 0; on < 2; on++) {
+			char keys[128], scn[1024];
+			struct sim_step_stats st[64];
+			struct sim_result r;
+			double yl_us, yl_sleep_us;
+			int pc_yl;
 
-		snprintf(keys, sizeof(keys),
-			 "handoff_ms = 0.02\nwriter_fastpath_steal = 1\nhandoff_stops_spinners = %d\n", on);
-		memset(st, 0, sizeof(st));
-		pc_yl = rw_run_fn("6.x", keys, "pack:1 numa:1 core:8 pu:1", scn, 4, 1, &r, st, "yl");
-		assert_true(pc_yl >= 0 && pc_yl < 64);
-		yl_us = st[pc_yl].task_ps / 1e6;
-		yl_sleep_us = st[pc_yl].sleep_ps / 1e6;
-		print_message("handoff_stops_spinners = %d: y's down_write %.3f us (asleep %.3f); %llu handoffs, %llu "
-			      "sleeps, %llu spins, %llu contended\n",
-			      on, yl_us, yl_sleep_us, (unsigned long long)r.locks[0].handoffs,
-			      (unsigned long long)r.locks[0].sleeps, (unsigned long long)r.locks[0].spins,
-			      (unsigned long long)r.locks[0].contended);
-		assert_int_equal(r.locks[0].handoffs, 1);
-		assert_int_equal(r.locks[0].sleeps, on ? 2 : 1);
-		/* w's up_write comes about 55.84 + 1 us (x's fast path 36 ns, its 5 us, w's 1 us), 3.84 us
-		 * into y's down_write; a wake-up takes 0.75 us at least */
-		if (on) {
-			assert_true(yl_sleep_us > 0);
-			if (yl_us < 3.84 + 0.75)
-				fail_msg("y's down_write %.3f us, expected a wake-up after w's release: 4.59 or more",
-					 yl_us);
-		} else {
-			assert_true(yl_sleep_us == 0);
-			if (yl_us < 3.84 || yl_us > 3.84 + 0.75)
-				fail_msg(
-				    "y's down_write %.3f us, expected w's release and a few transfers: 3.84 to 4.59",
-				    yl_us);
+			snprintf(keys, sizeof(keys),
+				 "handoff_ms = 0.02\nwriter_fastpath_steal = 1\nhandoff_stops_spinners = %d\n", on);
+			snprintf(scn, sizeof(scn), "%s%s%s", head, third[world], tail);
+			memset(st, 0, sizeof(st));
+			pc_yl = rw_run_fn("6.x", keys, "pack:1 numa:1 core:8 pu:1", scn, 4, 1, &r, st, "yl");
+			assert_true(pc_yl >= 0 && pc_yl < 64);
+			yl_us = st[pc_yl].task_ps / 1e6;
+			yl_sleep_us = st[pc_yl].sleep_ps / 1e6;
+			print_message("%s world, handoff_stops_spinners = %d: y's down_write %.3f us (asleep %.3f); "
+				      "%llu handoffs, %llu sleeps, %llu spins, %llu contended\n",
+				      world ? "reader" : "writer", on, yl_us, yl_sleep_us,
+				      (unsigned long long)r.locks[0].handoffs, (unsigned long long)r.locks[0].sleeps,
+				      (unsigned long long)r.locks[0].spins, (unsigned long long)r.locks[0].contended);
+			assert_int_equal(r.locks[0].handoffs, 1);
+			assert_int_equal(r.locks[0].sleeps, 1 + world + on);
+			if (on) {
+				assert_true(yl_sleep_us > 0);
+			} else {
+				assert_true(yl_sleep_us == 0);
+				/* w owns the lock from its wake-up or x's release, for 1 us */
+				if (yl_us < 3.84 || yl_us > 3.84 + 2.5)
+					fail_msg("y's down_write %.3f us, expected w's release and a few transfers",
+						 yl_us);
+			}
 		}
-	}
 }
 
 /*
