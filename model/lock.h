@@ -165,9 +165,6 @@ struct lock_inst {
 	/* a what-if (sim_relief): its exclusive holders, its readers, its sleepers' wake-ups */
 	int relieve_hold, relieve_read, relieve_wake;
 	double held_ps; /* held exclusively inside the measurement window */
-	/* the design's slowest timer (an rwsem's handoff timeout; 0: none); a regime it drives, waiters
-	 * asleep until it fires, repeats on that scale (sim_window.c spans several) */
-	sim_time_t timer_ps;
 };
 
 /* Per-task state of the lock operation in progress. */

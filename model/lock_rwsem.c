@@ -260,7 +260,6 @@ static int rwsem_init(struct lock_inst *lk, const struct lk_setup *su, struct mm
 	r->wake_all_readers = v[K_WAKE_ALL_READERS] != 0;
 	r->trylock_cmpxchg = v[K_TRYLOCK_CMPXCHG] != 0;
 	r->handoff_ps = (sim_time_t)llround(v[K_HANDOFF_MS] * 1e9);
-	lk->timer_ps = r->handoff_ps;
 	r->wake_after_unlock = v[K_WAKE_AFTER_UNLOCK] != 0;
 	r->writer_queue_rmw = v[K_WRITER_QUEUE_RMW] != 0;
 	r->reader_spin_adaptive = v[K_READER_SPIN_ADAPTIVE] != 0;

@@ -117,19 +117,6 @@ static sim_time_t slept(const struct sim_task *t, sim_time_t at)
 	return t->rt.sleep_total + (t->rt.state == T_SLEEP && at > t->rt.sleep_since ? at - t->rt.sleep_since : 0);
 }
 
-/* The longest timer (lock_inst.timer_ps) of a lock some task has slept on so far, 0: none; a
- * regime the timer drives (an rwsem's waiters asleep until the handoff) cannot show before it has
- * had time to fire. */
-static sim_time_t slept_lock_timer(const struct sim *s)
-{
-	sim_time_t t = 0;
-
-	for (int i = 0; i < s->nlocks; i++)
-		if (s->lock[i].timer_ps > t && s->lock[i].st->sleeps > 0)
-			t = s->lock[i].timer_ps;
-	return t;
-}
-
 /* How far a run is, for a progress line: operations done of the fixed work, else the warm-up
  * and the window's work counted as their ends are (a rare step can stretch both). */
 static double run_fraction(const struct sim *s, int measuring, uint64_t e0, uint64_t v0, uint64_t warm, uint64_t meas)
@@ -162,8 +149,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 	struct engine_event ev;
 	double *p0 = NULL;
 	sim_time_t *sl0 = NULL, t0 = 0;
-	sim_time_t timer = 0; /* slept_lock_timer(): every 4096 events, and when an end is due */
-	int timer_due = 0;
 	uint64_t warm, meas, e0 = 0, v0 = 0, o0 = 0;
 	int rc, measuring = 0, complete = 0, rare_pc = -1, nslots;
 	double rarest;
@@ -258,8 +243,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 
 	while (!s.rt.failed && engine_next(&s.rt.eng, &ev)) {
 		rt_dispatch(&s.rt, &ev);
-		if ((s.rt.eng.delivered & 0xfff) == 0)
-			timer = slept_lock_timer(&s);
 		if ((s.rt.eng.delivered & 0xffff) == 0) {
 			if (s.rt.eng.delivered + s.visits > s.work_cap && !s.rt.failed) {
 				s.rt.failed = sim_work_exceeded(&s);
@@ -275,20 +258,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 		}
 		/* warm-up: a number of events; tasks started at random points of their
 		 * operation (skip_ahead) are near their steady state from the start, except
-		 * for what the rare step builds up (above), and for a regime that a lock's
-		 * timer drives once tasks sleep on it (an rwsem's handoff after a 4 ms wait):
-		 * the warm-up lasts one such timer of simulated time and the window twenty;
-		 * each up to 50 times the work asked for */
-		int end_due = !measuring && s.rt.eng.delivered >= warm &&
-			      (rare_pc < 0 || s.step[rare_pc].n_all >= s.rt.ntasks || s.rt.eng.delivered >= 50 * warm);
-
-		if (end_due && !timer_due) {
-			timer = slept_lock_timer(&s);
-			timer_due = 1;
-		}
-		if (end_due && (s.rt.eng.now >= timer || s.rt.eng.delivered >= 50 * warm)) {
+		 * for what the rare step builds up (above) */
+		if (!measuring && s.rt.eng.delivered >= warm &&
+		    (rare_pc < 0 || s.step[rare_pc].n_all >= s.rt.ntasks || s.rt.eng.delivered >= 50 * warm)) {
 			measuring = 1;
-			timer_due = 0;
 			t0 = s.rt.eng.now;
 			e0 = s.rt.eng.delivered;
 			v0 = s.visits;
@@ -319,14 +292,8 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, struct mm_erro
 			    rare_pc >= 0 ? s.step[rare_pc].n >= s.rt.ntasks : s.ops_done - o0 >= (uint64_t)s.rt.ntasks;
 
 			if (work >= meas && (seen || work >= 50 * meas)) {
-				if (!timer_due) {
-					timer = slept_lock_timer(&s);
-					timer_due = 1;
-				}
-				if (s.rt.eng.now - t0 >= 20 * timer || work >= 50 * meas) {
-					complete = 1;
-					break;
-				}
+				complete = 1;
+				break;
 			}
 		}
 	}

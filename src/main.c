@@ -78,8 +78,7 @@ static const struct opt_def opt_table[] = {
      "run: every point under seeds S..S+N-1 too (at most 64), with the spread of each result (and of the gain of "
      "two curves); reproduce published: each prediction the mean over those seeds"},
     {"events", O_LL, OFF(events), "E", "200000 + 2000 per task",
-     "events simulated in each point's measurement window (longer: less noise); the window also lasts "
-     "twenty rwsem handoff timeouts once tasks sleep on one, and a round of a rare step (README, Measurement)"},
+     "events simulated in each point's measurement window (longer: less noise)"},
     {"measured", O_STR, OFF(measured), "FILE", NULL,
      "compare: a will-it-scale CSV (runtest.py's or validate/'s) to hold the prediction against"},
     {"fit-tasks", O_STR, OFF(fit_tasks), "LIST", "none (compare), 1 (calibrate)",

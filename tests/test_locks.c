@@ -1232,48 +1232,6 @@ static void rwsem_handoff_stops_spinners_by_hand(void **state)
 }
 
 /*
- * The measurement window of a run whose tasks sleep on an rwsem spans twenty handoff timeouts of
- * simulated time (sim_window.c), the warm-up one: four writers that never spin (writer_spin = 0)
- * hold the lock 1 us each in turn and sleep while they wait.  With a window of 20000 events (about
- * 2.4 ms here; the stretch is capped at 50 times that work, about 120 ms) and handoff_ms 2 or 4, the
- * window is 40 or 80 ms and a little more (the check comes at the next event); with handoff_ms 0 it
- * stays the events' length.
- */
-static void rwsem_window_spans_handoff_timeouts(void **state)
-{
-	static const char scn[] = "scenario k\nop \"o\"\nlock L rwsem scope global\nvariant v kernel 9.9 \"t\"\n"
-				  "begin\n  f lock L write\n  f compute 1000ns\n  f unlock L write\n"
-				  "  f compute 1000ns\n";
-	static const double ms[] = {0, 2, 4};
-
-	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
-		char keys[128];
-		struct tworld w;
-		struct sim_result r;
-
-		snprintf(keys, sizeof(keys), "writer_spin = 0\nhandoff_ms = %g\n", ms[i]);
-		rw_world(&w, "6.x", keys, "pack:1 numa:1 core:4 pu:1", scn);
-		struct sim_config c = t_cfg(&w, 4);
-
-		c.warmup_events = 1000;
-		c.measure_events = 20000;
-		t_run(&c, &r);
-		print_message("handoff_ms = %g: window %.3f ms, %llu sleeps\n", ms[i], r.window_s * 1e3,
-			      (unsigned long long)r.locks[0].sleeps);
-		assert_int_equal(r.locks[0].violations, 0);
-		assert_true(r.locks[0].sleeps > 0);
-		if (ms[i] > 0) {
-			if (r.window_s < 20 * ms[i] * 1e-3 || r.window_s > 20 * ms[i] * 1e-3 * 1.05)
-				fail_msg("window %.3f ms, expected %g ms and a little more", r.window_s * 1e3,
-					 20 * ms[i]);
-		} else if (r.window_s > 0.01) {
-			fail_msg("window %.3f ms, expected the events' (about 2.4 ms)", r.window_s * 1e3);
-		}
-		t_world_free(&w);
-	}
-}
-
-/*
  * rt_null_owner, by hand.  Reader a holds the lock 50 us from 0; writer w comes at 1 us (6.x,
  * writer_spin_on_readers): a task that is not real-time spins on the reader-owned lock for
  * (20 + 1) / 2 = 10.5 us, sets NONSPINNABLE and sleeps.  A real-time w with rt_null_owner = 2
@@ -1449,7 +1407,6 @@ int main(void)
 	    cmocka_unit_test(rwsem_handoff_writer_spins_by_hand),
 	    cmocka_unit_test(rwsem_handoff_ms_by_hand),
 	    cmocka_unit_test(rwsem_handoff_stops_spinners_by_hand),
-	    cmocka_unit_test(rwsem_window_spans_handoff_timeouts),
 	    cmocka_unit_test(rwsem_rt_null_owner_by_hand),
 	    cmocka_unit_test(rwsem_rt_null_owner_1_stops_after_a_lost_trylock),
 	    cmocka_unit_test(rwsem_wait_lock_is_the_kernels_spinlock),
