@@ -1173,7 +1173,8 @@ static void rwsem_handoff_ms_by_hand(void **state)
  *  - writer world: writer x takes the free lock at 50.8 us by its fast path, for 5 us.  w's retry
  *    finds x the owner after 39 us queued (> 20 us): it sets RWSEM_FLAG_HANDOFF and spins on x
  *    (handoff_writer_spins).  Writer y comes at 53 us, x still the owner, the bit set.  With the
- *    key (5.3) y does not spin: it queues and sleeps, and w's release wakes it (2 sleeps).
+ *    key (1: the model's form of 5.3's rule) y does not spin: it queues and sleeps, and w's release
+ *    wakes it (2 sleeps).
  *    Without (5.4+) y spins on x, and after x's release on w, which the bit gave the lock; it
  *    takes the lock at w's up_write, never asleep (1 sleep), about 55.84 + 1 us.
  *  - reader world: reader b steals the free lock at 50.3 us (reader_steal) for 5 us; w's retry
