@@ -173,10 +173,23 @@ static void made_dirs_end(struct made_dirs *md, int keep)
 	md->n = 0;
 }
 
+/* One level @path of --out @dir: made here (and recorded), or there already; else the error. */
+static int make_dir(struct made_dirs *md, const char *path, const char *dir, struct mm_error *err)
+{
+	if (mkdir(path, 0777) == 0)
+		return made_dir(md, path, dir, err) ? err->code : 0;
+	if (errno == EEXIST)
+		return 0;
+	if (strcmp(path, dir))
+		return mm_fail(err, MM_EIO, "--out %s: cannot create %s: %s", dir, path, strerror(errno));
+	return mm_fail(err, MM_EIO, "--out %s: cannot create it: %s", dir, strerror(errno));
+}
+
 static int mkdir_p(const char *dir, struct made_dirs *md, struct mm_error *err)
 {
 	char buf[PATH_MAX];
 	struct stat st;
+	int rc;
 
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
 		return mm_fail(err, MM_ERANGE, "--out: directory name too long");
@@ -184,19 +197,12 @@ static int mkdir_p(const char *dir, struct made_dirs *md, struct mm_error *err)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(buf, 0777) == 0) {
-			if (made_dir(md, buf, dir, err))
-				return err->code;
-		} else if (errno != EEXIST) {
-			return mm_fail(err, MM_EIO, "--out %s: cannot create %s: %s", dir, buf, strerror(errno));
-		}
+		if ((rc = make_dir(md, buf, dir, err)))
+			return rc;
 		*p = '/';
 	}
-	if (mkdir(buf, 0777) == 0) {
-		if (made_dir(md, buf, dir, err))
-			return err->code;
-	} else if (errno != EEXIST)
-		return mm_fail(err, MM_EIO, "--out %s: cannot create it: %s", dir, strerror(errno));
+	if ((rc = make_dir(md, buf, dir, err)))
+		return rc;
 	if (stat(buf, &st) || !S_ISDIR(st.st_mode))
 		return mm_fail(err, MM_EIO, "--out %s: not a directory", dir);
 	return 0;
