@@ -244,21 +244,28 @@ static void plot_set_free(struct plot_set *ps)
 	ps->n = ps->cap = 0;
 }
 
-void plot_set_abort(struct plot_set *ps)
+/* The set's end: the staging directory removed and nothing left registered for a signal; on an
+ * abort the staged plots go first, and DIR too if mmsim made it and nothing else is in it. */
+static void plot_set_end(struct plot_set *ps, int abort)
 {
 	char path[4096 + 300];
 
-	for (int i = 0; i < ps->n; i++)
+	for (int i = 0; abort && i < ps->n; i++)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", ps->stage, ps->names[i]) < sizeof(path))
 			unlink(path);
 	if (ps->stage[0])
 		rmdir(ps->stage);
 	cleanup_forget_file(ps->stage_slot);
-	if (ps->made_dir)
-		rmdir(ps->dir); /* made here: removed if nothing else is in it */
+	if (abort && ps->made_dir)
+		rmdir(ps->dir);
 	cleanup_forget_file(ps->dir_slot);
 	ps->stage_slot = ps->dir_slot = -1;
 	plot_set_free(ps);
+}
+
+void plot_set_abort(struct plot_set *ps)
+{
+	plot_set_end(ps, 1);
 }
 
 /* The staged plot @i's path (@from), its place in DIR (@to), and where a file it replaces is kept
@@ -338,11 +345,7 @@ int plot_set_commit(struct plot_set *ps, struct mm_error *err)
 			plot_set_paths(ps, i, from, to, keep, sizeof(to));
 			unlink(keep);
 		}
-		rmdir(ps->stage);
-		cleanup_forget_file(ps->stage_slot);
-		cleanup_forget_file(ps->dir_slot);
-		ps->stage_slot = ps->dir_slot = -1;
-		plot_set_free(ps);
+		plot_set_end(ps, 0);
 	}
 	cleanup_release(); /* a signal that came meanwhile ends mmsim now, the set whole or gone */
 	return rc;
