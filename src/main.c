@@ -73,6 +73,8 @@ static const struct opt_def opt_table[] = {
      "one PNG per run)"},
     {"sensitivity", O_FLAG, OFF(sensitivity), NULL, NULL,
      "at the largest task count, each unmeasured number at 0.5x and 2x, and both arbitration policies"},
+    {"no-sensitivity", O_FLAG, OFF(no_sensitivity), NULL, NULL,
+     "reproduce seeds: leave out its sensitivity section, nearly all of its time"},
     {"seed", O_ULL, OFF(seed), "S", "1", "seed of the compute-time jitter"},
     {"seeds", O_INT, OFF(seeds), "N", "1",
      "run: every point under seeds S..S+N-1 too (at most 64), with the spread of each result (and of the gain of "
@@ -174,7 +176,7 @@ static void usage(FILE *f)
 	    "       mmsim explain --scenario VARIANT --tasks N [--locks] [--c2c] [--no-verify] [--relieve KIND:NAME]\n"
 	    "       mmsim c2c --scenario VARIANT --tasks N\n"
 	    "       mmsim compare --measured FILE --scenario A [--machine M] [--fit-tasks LIST]\n"
-	    "       mmsim reproduce seeds [--format table|csv]\n"
+	    "       mmsim reproduce seeds [--format table|csv] [--no-sensitivity]\n"
 	    "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR] [--seeds N]\n"
 	    "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
 	    "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
@@ -1021,6 +1023,7 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 				    .seeds = o->seeds,
 				    .events = o->events,
 				    .csv = !strcmp(o->format, "csv"),
+				    .sensitivity = !o->no_sensitivity,
 				    .progress = isatty(2),
 				    .max_work = o->max_work};
 
@@ -1048,7 +1051,7 @@ static int cmd_reproduce(const struct opts *o, const char *what)
 	    o->ops_per_task || o->plot || o->measured || o->fit_tasks || o->measured_dir || o->placement ||
 	    o->seeds > 1)
 		return die(2, "reproduce seeds chooses its own scenarios, machines and task counts; it takes only "
-			      "--format, --events and --seed (its sensitivity table is always shown)");
+			      "--format, --events, --seed and --no-sensitivity");
 	if (reproduce_seeds(&ro, &err))
 		return die(1, "%s", err.msg[0] ? err.msg : mm_strerror(err.code));
 	return 0;
@@ -1159,6 +1162,9 @@ static int run_command(const char *cmd, struct opts *o, const char *reproduce_wh
 		printf("mmsim %s\n", MMSIM_VERSION);
 		return 0;
 	}
+	if (o->no_sensitivity && (strcmp(cmd, "reproduce") || !reproduce_what || strcmp(reproduce_what, "seeds")))
+		return die(2, "--no-sensitivity is for mmsim reproduce seeds (elsewhere the sensitivity is shown only "
+			      "with --sensitivity)");
 	if (!strcmp(cmd, "sweep") || !strcmp(cmd, "merge"))
 		return cmd_sweep(cmd, o, pos, npos, argv0);
 	if (o->emit_jobs || o->job || o->sweep)

@@ -5,7 +5,9 @@
  * madv_populate_seed003.csv, embedded at build time) beside mmsim's
  * prediction and its error, each
  * marked as fitted or predicted, then the 0.5x/2x sensitivity of every
- * unmeasured number each prediction rests on (about a minute on 2 CPUs).
+ * unmeasured number each prediction rests on (about two minutes on 2 CPUs,
+ * nearly all of it that section's, three quarters of which seed 001's two
+ * 96-thread points; --no-sensitivity leaves the section out).
  *
  * Seed 003 (one task, THP off, machine not stated) is predicted on the
  * generic machine from scenarios/madv_populate.scn, one variant per backing,
@@ -586,6 +588,39 @@ static int add_sens_jobs(int p, struct job *jobs, int n, int cap, struct mm_erro
 	return n;
 }
 
+int reproduce_seed_sens_items(const char *variant, const char *machine, char *buf, size_t cap, struct mm_error *err)
+{
+	const int most = 1024;
+	struct job *jobs;
+	size_t used = 0;
+	int n, p;
+
+	s3_points_init();
+	for (p = 0; p < NPOINTS; p++)
+		if (points[p].sens && !strcmp(points[p].variant, variant) && !strcmp(points[p].machine, machine))
+			break;
+	if (p == NPOINTS)
+		return mm_fail(err, MM_ENOENT, "reproduce seeds shows no sensitivity of %s on %s", variant, machine),
+		       -1;
+	if (!(jobs = calloc(most, sizeof(*jobs))))
+		return mm_fail(err, MM_ENOMEM, "out of memory"), -1;
+	n = add_sens_jobs(p, jobs, 0, most, err);
+	for (int j = 0; j + 1 < n; j += 2) { /* each number at 0.5x, then at 2x */
+		int w = snprintf(used < cap ? buf + used : NULL, used < cap ? cap - used : 0, "%s [%s] %s\n",
+				 jobs[j].ch.machine ? "machine" : "kernel", jobs[j].ch.section, jobs[j].ch.key);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	free(jobs);
+	if (n < 0)
+		return -1;
+	if (used >= cap)
+		return mm_fail(err, MM_ERANGE, "the list of %d numbers does not fit in %zu bytes", n / 2, cap), -1;
+	if (!used)
+		buf[0] = 0;
+	return n / 2;
+}
+
 /* ---- the command ----------------------------------------------------------------------------- */
 
 /* Seed 003's published time (ms) of one cell, and in @half (if not NULL) half a unit of its last
@@ -757,7 +792,7 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 	for (int p = 0; p < NPOINTS; p++)
 		jobs[njobs++] = (struct job){.point = p};
 	for (int p = 0; p < NPOINTS; p++)
-		if (points[p].sens && (njobs = add_sens_jobs(p, jobs, njobs, cap, err)) < 0) {
+		if (o->sensitivity && points[p].sens && (njobs = add_sens_jobs(p, jobs, njobs, cap, err)) < 0) {
 			rc = err->code ? err->code : MM_EINVAL;
 			goto out;
 		}
@@ -1025,7 +1060,10 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err)
 		else
 			printf("  Statements the model gets right: %d of %d\n", right, n);
 	}
-	print_sensitivity(jobs, njobs, base, csv);
+	if (o->sensitivity)
+		print_sensitivity(jobs, njobs, base, csv);
+	else if (!csv)
+		printf("\nsensitivity: not computed (--no-sensitivity)\n");
 out:
 	free(jobs);
 	free(seeds);

@@ -11,7 +11,7 @@ struct reproduce_opts {
 	int seeds;		   /* reproduce published: each prediction the mean over seeds seed .. seed+seeds-1 */
 	long long events;	   /* 0: the simulator's default */
 	int csv;		   /* rows as CSV instead of tables */
-	int sensitivity;	   /* 0.5x/2x of every unmeasured number each point rests on */
+	int sensitivity;	   /* reproduce seeds: 0.5x/2x of every unmeasured number each point rests on */
 	int progress;		   /* simulations done, on stderr */
 	double max_work;	   /* --max-work: each simulation's bound (0: SIM_MAX_WORK) */
 	const char *plot_dir;	   /* reproduce published: one plot per curve into this directory (NULL: none) */
@@ -26,6 +26,9 @@ int repro_csv_split(char *line, char **f, int max);
 int repro_next_line(const char **cur, char *buf, size_t cap);
 
 int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err);
+/* The numbers reproduce seeds varies at 0.5x and 2x for its point @variant on @machine: one line each,
+ * "machine [SECTION] KEY" or "kernel [costs] KEY", into @buf; their count, or -1 (@err says why) */
+int reproduce_seed_sens_items(const char *variant, const char *machine, char *buf, size_t cap, struct mm_error *err);
 /* Seed 003: the seconds per 4 KiB page of the prefaults of scenarios/madv_populate.scn's @variant on
  * the generic machine, its region @pages pages (0: the profile's), with the kernel's [costs] @cost
  * (if not NULL) scaled by @factor */

@@ -37,6 +37,7 @@ struct opts {
 	const char *format;
 	const char *plot;
 	int sensitivity;
+	int no_sensitivity; /* reproduce seeds --no-sensitivity */
 	unsigned long long seed;
 	long long events;
 	const char *measured;

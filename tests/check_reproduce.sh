@@ -1,13 +1,16 @@
 #!/bin/sh
-# mmsim reproduce seeds --format csv: every published seed number has a row,
-# and the bars of issue 3 hold.  The bars are worked out from the predicted
-# column; the published values are only compared with, never used as input.
+# mmsim reproduce seeds --format csv --no-sensitivity: every published seed
+# number has a row, and the bars of issue 3 hold.  The bars are worked out from
+# the predicted column; the published values are only compared with, never
+# used as input.  The sensitivity section (about 800 more simulations, 97% of
+# the command's time) is left out: test_reproduce checks which numbers it
+# varies, and that a change of one reaches the simulation.
 #   check_reproduce.sh MMSIM SOURCE_DIR [KEEP.csv]
 # KEEP.csv: the CSV is also written there (the paper's generator test reuses it).
 set -u
 mmsim=$1
 src=$2
-out=$("$mmsim" reproduce seeds --format csv 2>/dev/null) || { echo "FAIL: mmsim reproduce seeds failed"; exit 1; }
+out=$("$mmsim" reproduce seeds --format csv --no-sensitivity 2>/dev/null) || { echo "FAIL: mmsim reproduce seeds failed"; exit 1; }
 if [ $# -ge 3 ]; then
 	printf '%s\n' "$out" >"$3.tmp" && mv "$3.tmp" "$3" || { echo "FAIL: cannot write $3"; exit 1; }
 fi
@@ -60,7 +63,7 @@ printf '%s\n' "$out" | awk -F, '
 		else printf "ok:   seed 003 statements X faster than Y: %d of %d right\n", faster_right, faster
 		nv = 0
 		for (v in sens) nv++
-		if (nv < 17) { printf "FAIL: sensitivity rows for %d points, expected 17\n", nv; bad = 1 }
+		if (nv) { printf "FAIL: sensitivity rows for %d points with --no-sensitivity\n", nv; bad = 1 }
 		exit bad
 	}' || fail=1
 exit $fail

@@ -538,7 +538,14 @@ mmsim_cli(reproduce_seeds_refuses_seeds fail
 add_test(NAME cli_reproduce_seeds
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_reproduce.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/reproduce_seeds.csv)
-set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 900 FIXTURES_SETUP seeds_csv)
+set_tests_properties(cli_reproduce_seeds PROPERTIES LABELS model TIMEOUT 300 FIXTURES_SETUP seeds_csv)
+# --no-sensitivity: the table says the section was left out; no other command takes it
+mmsim_cli(reproduce_seeds_no_sensitivity ok
+  PATTERNS "Statements the model gets right: [0-9]+ of [0-9]+" "^sensitivity: not computed \\(--no-sensitivity\\)$"
+  LABEL model ARGS reproduce seeds --no-sensitivity)
+mmsim_cli(no_sensitivity_elsewhere fail
+  PATTERNS "^mmsim: --no-sensitivity is for mmsim reproduce seeds"
+  ARGS reproduce published --no-sensitivity)
 
 # The paper (paper/): its results paragraphs quote numbers only through generated macros, and
 # paper/generate.sh --quick (reusing the CSV above) defines every macro, table and figure it uses.
