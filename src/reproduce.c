@@ -406,18 +406,25 @@ static int simulate(const struct point *pt, const struct change *ch, double e_fi
 	return simulate_pages(pt, ch, e_fit, S3_SIM_PAGES, o, value, s1, err);
 }
 
-int reproduce_s3_per_page(const char *variant, double pages, const char *cost, double factor,
+int reproduce_s3_per_page(const char *variant, double pages, const char *number, double factor,
 			  const struct reproduce_opts *o, double *sec, struct mm_error *err)
 {
 	struct point pt = {variant, "generic", 1, 1, 0};
 	struct change ch = {0};
+	const char *end;
 
-	if (cost) {
+	if (number && number[0] == '[') { /* "[SECTION] KEY": the hardware profile's, as sensitivity names it */
+		if (!(end = strchr(number, ']')) || end[1] != ' ' || (size_t)(end - number - 1) >= sizeof(ch.section))
+			return mm_fail(err, MM_EINVAL, "'%s': expected [SECTION] KEY", number);
+		ch.machine = 1;
+		snprintf(ch.section, sizeof(ch.section), "%.*s", (int)(end - number - 1), number + 1);
+		snprintf(ch.key, sizeof(ch.key), "%s", end + 2);
+	} else if (number) {
 		snprintf(ch.section, sizeof(ch.section), "costs");
-		snprintf(ch.key, sizeof(ch.key), "%s", cost);
-		ch.factor = factor;
+		snprintf(ch.key, sizeof(ch.key), "%s", number);
 	}
-	return simulate_pages(&pt, cost ? &ch : NULL, 0, pages, o, sec, NULL, err);
+	ch.factor = factor;
+	return simulate_pages(&pt, number ? &ch : NULL, 0, pages, o, sec, NULL, err);
 }
 
 /*

@@ -30,9 +30,10 @@ int reproduce_seeds(const struct reproduce_opts *o, struct mm_error *err);
  * "machine [SECTION] KEY" or "kernel [costs] KEY", into @buf; their count, or -1 (@err says why) */
 int reproduce_seed_sens_items(const char *variant, const char *machine, char *buf, size_t cap, struct mm_error *err);
 /* Seed 003: the seconds per 4 KiB page of the prefaults of scenarios/madv_populate.scn's @variant on
- * the generic machine, its region @pages pages (0: the profile's), with the kernel's [costs] @cost
- * (if not NULL) scaled by @factor */
-int reproduce_s3_per_page(const char *variant, double pages, const char *cost, double factor,
+ * the generic machine, its region @pages pages (0: the profile's), with @number (if not NULL) scaled
+ * by @factor, as the sensitivity section scales it: "KEY", the kernel's [costs] KEY, or "[SECTION]
+ * KEY", the hardware profile's */
+int reproduce_s3_per_page(const char *variant, double pages, const char *number, double factor,
 			  const struct reproduce_opts *o, double *sec, struct mm_error *err);
 /* mmsim reproduce published: data/reference/published/curves.csv, every curve measured beside
  * predicted, a one-scalar shape fit, a USL baseline and the before/after pairs (reproduce_published.c) */

@@ -3,7 +3,9 @@
  * mmsim reproduce seeds' seed 003 cells (src/reproduce.c): the per-page prefault time it holds
  * against the seed's does not depend on the size of the region simulated, so simulating 16 MiB
  * stands for the seed's 2, 128 and 4096 MiB; and it counts the prefaults, not the mmap, the
- * discards between them or the munmap.
+ * discards between them or the munmap.  Its sensitivity section (which CI leaves out with
+ * --no-sensitivity): the numbers it varies, and a kernel's or a machine's number scaled as it
+ * scales them reaching the simulation.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,12 +21,12 @@
 
 static const struct reproduce_opts opts = {.seed = 1};
 
-static double per_page_scaled(const char *variant, double pages, const char *cost, double factor)
+static double per_page_scaled(const char *variant, double pages, const char *number, double factor)
 {
 	struct mm_error err = {0};
 	double sec = 0;
 
-	if (reproduce_s3_per_page(variant, pages, cost, factor, &opts, &sec, &err))
+	if (reproduce_s3_per_page(variant, pages, number, factor, &opts, &sec, &err))
 		fail_msg("%s at %g pages: %s", variant, pages, err.msg);
 	return sec;
 }
@@ -118,12 +120,35 @@ static void test_sensitivity_items(void **state)
 	assert_int_equal(reproduce_seed_sens_items("page_fault4_vma_lock", "icelake-48c", list, 64, &err), -1);
 }
 
+/* A hardware profile's number reaches the simulation as the sensitivity section scales it (its
+ * profile derived again): the clock of one busy core at 0.5x slows every compute step of a task
+ * alone, half a task's memory bandwidth its page clearing; the clock of 1024 busy cores moves
+ * nothing */
+static void test_machine_number_reaches_the_run(void **state)
+{
+	const char *v = "prefault_anon_private_touch_write";
+	double base = per_page(v, 4096), slow = per_page_scaled(v, 4096, "[frequency] 1", 0.5),
+	       narrow = per_page_scaled(v, 4096, "[bandwidth] task_gbs", 0.5),
+	       other = per_page_scaled(v, 4096, "[frequency] 1024", 0.5);
+	struct mm_error err = {0};
+	double sec;
+
+	(void)state;
+	print_message("%.6g ns a page; clock x0.5 %.6g, bandwidth x0.5 %.6g, the 1024-core clock x0.5 %.6g\n",
+		      base * 1e9, slow * 1e9, narrow * 1e9, other * 1e9);
+	assert_true(slow > 1.3 * base);
+	assert_true(narrow > 1.05 * base);
+	assert_true(fabs(other - base) <= 1e-9 * base);
+	assert_int_equal(reproduce_s3_per_page(v, 4096, "[frequency 1", 2, &opts, &sec, &err), MM_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_per_page_time_does_not_depend_on_the_size),
 	    cmocka_unit_test(test_discards_are_not_timed),
 	    cmocka_unit_test(test_sensitivity_items),
+	    cmocka_unit_test(test_machine_number_reaches_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
