@@ -2105,6 +2105,26 @@ static int check_written(const char *kpath, const char *mpath, struct mm_error *
 	return rc;
 }
 
+/* --no-fit: the points as the fit would take them (several invocations averaged), by mode */
+static void print_points(const struct cal *c)
+{
+	for (int m = 0; m < 2; m++) {
+		printf("\n%s: the measured points a fit would take (--no-fit: nothing fitted)\n", mode_name(m));
+		printf("  %-24s %6s %14s %8s  %s\n", "benchmark (variant)", "tasks", "measured", "sigma%", "role");
+		for (int i = 0; i < c->npts; i++) {
+			const struct calib_point *p = &c->pts[i];
+
+			if (p->mode == m)
+				printf("  %-24s %6d %14.6g %8.1f  %s\n", bench_name(p->bench), p->ntasks, p->ops_per_s,
+				       100 * p->sigma, p->train ? "training" : "held out");
+		}
+	}
+	if (c->disturbed_train)
+		printf("\n  %d training point(s) were measured beside other load: a fit would refuse them without "
+		       "--accept-disturbed\n",
+		       c->disturbed_train);
+}
+
 static void print_report(struct cal *c, struct calib_model *cm, const struct fit_result *fr)
 {
 	printf("\nmmsim calibrate: kernel path costs fitted to the threads runs at tasks");
@@ -2275,6 +2295,11 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	} else {
 		snprintf(c->bindir, sizeof(c->bindir), ".");
 	}
+	if (o->no_fit && (o->out_machine || o->out_kernel)) {
+		free(c);
+		return mm_fail(err, MM_EINVAL, "--no-fit writes no profile: not with --%s",
+			       o->out_machine ? "out-machine" : "out-kernel");
+	}
 	if ((rc = parse_fit_tasks(c, o->fit_tasks ? o->fit_tasks : "1", err)) ||
 	    (rc = check_output(o->out_machine, o->force, "--out-machine", err)) ||
 	    (rc = check_output(o->out_kernel, o->force, "--out-kernel", err))) {
@@ -2315,6 +2340,10 @@ int calibrate_run(const struct calib_opts *o, struct mm_error *err)
 	have_m = 1;
 	if ((rc = run_benchmarks(c, m.topo.ncpus, err)) || (rc = collect_points(c, err)))
 		goto out;
+	if (o->no_fit) {
+		print_points(c);
+		goto out;
+	}
 	/* before minutes of fitting: a fit to disturbed points is not published */
 	if ((rc = refuse_untrusted(c, NULL, NULL, err)))
 		goto out;

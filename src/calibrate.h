@@ -246,6 +246,7 @@ struct calib_opts {
 	int accept_disturbed;	 /* write even when disturbed or a fit ended at its bound, marked so */
 	int carry;		 /* --carry: scale the unfitted assumed costs too (calib_model.carry_on) */
 	int no_fault_read_point; /* --no-fault-read-point: do not fit to calib_benches' figure entry */
+	int no_fit;		 /* --no-fit: print the points the fit would take; fit and write nothing */
 };
 
 /* The whole command; prints progress on stderr and the report on stdout. */

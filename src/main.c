@@ -110,6 +110,9 @@ static const struct opt_def opt_table[] = {
     {"carry", O_FLAG, OFF(carry), NULL, NULL,
      "calibrate: also scale the kernel path costs it does not fit (the base profile's assumed ones) by the "
      "fitted costs' median ratio to their assumed values, a what-if (calibrate/README.md)"},
+    {"no-fit", O_FLAG, OFF(no_fit), NULL, NULL,
+     "calibrate: the measured points as a fit would take them (invocations averaged, with their sigmas), "
+     "nothing fitted or written"},
     {"no-fault-read-point", O_FLAG, OFF(no_fault_read_point), NULL, NULL,
      "calibrate: do not fit to mmsim-measure's fault_read (an anonymous read fault, per page), which takes "
      "out of the trap what page_fault1 alone leaves in it; a what-if: the trap then holds page_fault1's "
@@ -180,7 +183,7 @@ static void usage(FILE *f)
 	    "       mmsim reproduce published [--format table|csv] [--plot DIR] [--measured-dir DIR] [--seeds N]\n"
 	    "       mmsim validate --scenario VARIANT --tasks LIST [--machine M, default local]\n"
 	    "       mmsim calibrate [--out-machine FILE] [--out-kernel FILE] [--fit-tasks LIST] "
-	    "[--measured-dir DIR]\n"
+	    "[--measured-dir DIR] [--no-fit]\n"
 	    "       mmsim sweep FILE [--format table|csv|json] [--plot DIR] [--emit-jobs [--out DIR] | --job K "
 	    "[--out DIR]]\n"
 	    "       mmsim merge [--sweep FILE] [--format table|csv|json] [--plot DIR] DIR|FILE.json...\n"
@@ -1126,7 +1129,8 @@ static int cmd_calibrate(const struct opts *o, const char *cmdline)
 				.force = o->force,
 				.accept_disturbed = o->accept_disturbed,
 				.carry = o->carry,
-				.no_fault_read_point = o->no_fault_read_point};
+				.no_fault_read_point = o->no_fault_read_point,
+				.no_fit = o->no_fit};
 
 	if (calibrate_run(&co, &err))
 		return die(1, "%s", err.msg[0] ? err.msg : "calibrate failed");
@@ -1162,6 +1166,8 @@ static int run_command(const char *cmd, struct opts *o, const char *reproduce_wh
 		printf("mmsim %s\n", MMSIM_VERSION);
 		return 0;
 	}
+	if (o->no_fit && strcmp(cmd, "calibrate"))
+		return die(2, "--no-fit is for mmsim calibrate");
 	if (o->no_sensitivity && (strcmp(cmd, "reproduce") || !reproduce_what || strcmp(reproduce_what, "seeds")))
 		return die(2, "--no-sensitivity is for mmsim reproduce seeds (elsewhere the sensitivity is shown only "
 			      "with --sensitivity)");

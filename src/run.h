@@ -51,6 +51,7 @@ struct opts {
 	int force, accept_disturbed;
 	int carry;		 /* calibrate --carry */
 	int no_fault_read_point; /* calibrate --no-fault-read-point */
+	int no_fit;		 /* calibrate --no-fit */
 	double max_work;
 	int emit_jobs;		   /* sweep */
 	const char *job, *sweep;   /* sweep --job K, merge --sweep FILE */

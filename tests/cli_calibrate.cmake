@@ -149,11 +149,24 @@ mmsim_cli(band_csv ok
 
 # Several invocations of each benchmark in --measured-dir are averaged point by point: a copy of
 # data/measured's CSVs with every ops/s x 1.1 beside the originals gives means of x 1.05 and sigmas
-# of 1/sqrt(2) of one invocation's.
+# of 1/sqrt(2) of one invocation's (read with --no-fit: the points as a fit would take them).
 add_test(NAME calibrate_averages_invocations
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_calibrate_average.sh $<TARGET_FILE:mmsim> ${PROJECT_SOURCE_DIR}
           ${MMSIM_CAL_DIR})
-set_tests_properties(calibrate_averages_invocations PROPERTIES LABELS harness TIMEOUT 600)
+set_tests_properties(calibrate_averages_invocations PROPERTIES LABELS fast TIMEOUT 60)
+
+# --no-fit: the stored runs' points, training and held out, and nothing written; other commands refuse it
+mmsim_cli(calibrate_no_fit ok
+  PATTERNS "^threads: the measured points a fit would take \\(--no-fit: nothing fitted\\)$"
+           "^  page_fault1_vma_lock +1 +737128 +3\\.0  training$" "^  page_fault1_vma_lock +2 +1\\.31784e\\+06 +3\\.1  held out$"
+  ARGS calibrate --no-fit --machine local --measured-dir ${PROJECT_SOURCE_DIR}/data/measured)
+mmsim_cli(calibrate_no_fit_writes_nothing fail
+  PATTERNS "^mmsim: --no-fit writes no profile: not with --out-kernel"
+  ARGS calibrate --no-fit --machine local --measured-dir ${PROJECT_SOURCE_DIR}/data/measured
+       --out-kernel ${MMSIM_CAL_DIR}/never-no-fit.conf)
+mmsim_cli(no_fit_elsewhere fail
+  PATTERNS "^mmsim: --no-fit is for mmsim calibrate"
+  ARGS --no-fit --scenario page_fault1_vma_lock)
 
 # ---- a profile is published only when it describes the machine (issue 14) -----
 
